@@ -1,0 +1,257 @@
+//! JSON-RPC 2.0 envelope checks and classification (JSON-RPC 2.0 §4-§5; MCP 2025-11-25
+//! "Base Protocol §Messages": ids are strings or integers and never null, requests and
+//! notifications carry an object `params`, responses carry exactly one of
+//! `result`/`error`).
+
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// A JSON-RPC request id: a string or an integer (MCP forbids `null` and fractions).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Id {
+    /// Integer id (JSON numbers without fraction or exponent that fit in 128 bits).
+    Int(i128),
+    /// String id.
+    Str(String),
+}
+
+impl Id {
+    /// Reads an id from a JSON value; `None` for null, fractions, booleans, containers.
+    pub fn from_value(v: &Value) -> Option<Self> {
+        match v {
+            Value::String(s) => Some(Self::Str(s.clone())),
+            Value::Number(n) => n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from)).map(Self::Int),
+            _ => None,
+        }
+    }
+
+    /// The id as a JSON value.
+    pub fn to_value(&self) -> Value {
+        match self {
+            Self::Str(s) => Value::String(s.clone()),
+            Self::Int(i) => i64::try_from(*i)
+                .map(Value::from)
+                .or_else(|_| u64::try_from(*i).map(Value::from))
+                .unwrap_or(Value::Null),
+        }
+    }
+}
+
+impl fmt::Display for Id {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Int(i) => write!(f, "{i}"),
+            Self::Str(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+/// What kind of JSON-RPC message a frame is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    /// A request: expects exactly one response with the same id.
+    Request {
+        /// Its id.
+        id: Id,
+        /// Its method.
+        method: String,
+    },
+    /// A notification: no id, no response.
+    Notification {
+        /// Its method.
+        method: String,
+    },
+    /// A successful response.
+    Result {
+        /// The id it answers.
+        id: Id,
+    },
+    /// An error response. `id` is `None` for `"id": null` (the peer could not read ours).
+    Error {
+        /// The id it answers.
+        id: Option<Id>,
+        /// The error's `code`.
+        code: i64,
+    },
+}
+
+/// A JSON-RPC envelope violation.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EnvelopeError {
+    /// `jsonrpc` missing or not exactly `"2.0"`.
+    #[error("member \"jsonrpc\" must be exactly \"2.0\"")]
+    Version,
+    /// `method` not a non-empty string.
+    #[error("member \"method\" must be a non-empty string")]
+    Method,
+    /// A request id is null, fractional or not a string/integer.
+    #[error("request id must be a string or an integer")]
+    RequestId,
+    /// `params` present but not an object.
+    #[error("member \"params\" must be an object")]
+    Params,
+    /// A request carries `result` or `error`.
+    #[error("a request or notification must not carry \"result\" or \"error\"")]
+    RequestWithOutcome,
+    /// A response has neither or both of `result`/`error`.
+    #[error("a response must carry exactly one of \"result\" and \"error\"")]
+    Outcome,
+    /// A response has no usable id.
+    #[error("a response id must be a string, an integer or (for errors only) null")]
+    ResponseId,
+    /// `result` is not an object.
+    #[error("member \"result\" must be an object")]
+    ResultNotObject,
+    /// `error` is not `{code: integer, message: string, data?}`.
+    #[error("member \"error\" must be an object with an integer \"code\" and a string \"message\"")]
+    ErrorObject,
+}
+
+/// Checks the envelope of a strictly parsed frame and classifies it.
+///
+/// # Errors
+/// [`EnvelopeError`] for any violation of JSON-RPC 2.0 / MCP base-protocol rules.
+pub fn classify(msg: &Map<String, Value>) -> Result<Kind, EnvelopeError> {
+    if msg.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err(EnvelopeError::Version);
+    }
+    if let Some(method) = msg.get("method") {
+        let method = method.as_str().filter(|m| !m.is_empty()).ok_or(EnvelopeError::Method)?;
+        if msg.contains_key("result") || msg.contains_key("error") {
+            return Err(EnvelopeError::RequestWithOutcome);
+        }
+        if msg.get("params").is_some_and(|p| !p.is_object()) {
+            return Err(EnvelopeError::Params);
+        }
+        return match msg.get("id") {
+            None => Ok(Kind::Notification { method: method.to_owned() }),
+            Some(id) => Ok(Kind::Request {
+                id: Id::from_value(id).ok_or(EnvelopeError::RequestId)?,
+                method: method.to_owned(),
+            }),
+        };
+    }
+    match (msg.get("result"), msg.get("error")) {
+        (Some(result), None) => {
+            let id = msg.get("id").and_then(Id::from_value).ok_or(EnvelopeError::ResponseId)?;
+            if !result.is_object() {
+                return Err(EnvelopeError::ResultNotObject);
+            }
+            Ok(Kind::Result { id })
+        }
+        (None, Some(error)) => {
+            let id = match msg.get("id") {
+                Some(Value::Null) => None,
+                Some(v) => Some(Id::from_value(v).ok_or(EnvelopeError::ResponseId)?),
+                None => return Err(EnvelopeError::ResponseId),
+            };
+            let code = error
+                .get("code")
+                .and_then(Value::as_i64)
+                .filter(|_| error.get("message").is_some_and(Value::is_string))
+                .ok_or(EnvelopeError::ErrorObject)?;
+            Ok(Kind::Error { id, code })
+        }
+        _ => Err(EnvelopeError::Outcome),
+    }
+}
+
+/// JSON-RPC 2.0 error codes used by Bastion (JSON-RPC 2.0 §5.1; DESIGN §4 for the
+/// implementation-defined range -32099..-32000).
+pub mod codes {
+    /// Invalid JSON was received.
+    pub const PARSE_ERROR: i64 = -32700;
+    /// The JSON sent is not a valid request.
+    pub const INVALID_REQUEST: i64 = -32600;
+    /// The method does not exist.
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    /// Invalid method parameters.
+    pub const INVALID_PARAMS: i64 = -32602;
+    /// Internal error.
+    pub const INTERNAL_ERROR: i64 = -32603;
+    /// Bastion refused by policy (`blocked_descriptor`, `pending_review`, `policy_denied`,
+    /// `approval_*`). Not reserved by MCP in either era.
+    pub const POLICY_REFUSED: i64 = -32051;
+    /// The server's answer was rejected (`upstream_message_rejected`,
+    /// `output_schema_mismatch`).
+    pub const UPSTREAM_REJECTED: i64 = -32052;
+    /// No answer in time (`request_timeout`).
+    pub const REQUEST_TIMEOUT: i64 = -32053;
+    /// The server is gone (`upstream_exited`).
+    pub const UPSTREAM_UNAVAILABLE: i64 = -32054;
+}
+
+/// Builds a JSON-RPC error response frame (no trailing newline). `data` carries
+/// `{"reason": ..., "server": ..., ...}` per DESIGN §4.
+pub fn error_response(id: Option<&Value>, code: i64, message: &str, data: Value) -> Vec<u8> {
+    let mut err = Map::new();
+    err.insert("code".into(), code.into());
+    err.insert("message".into(), message.into());
+    if !data.is_null() {
+        err.insert("data".into(), data);
+    }
+    let mut out = Map::new();
+    out.insert("jsonrpc".into(), "2.0".into());
+    out.insert("id".into(), id.cloned().unwrap_or(Value::Null));
+    out.insert("error".into(), Value::Object(err));
+    serde_json::to_vec(&Value::Object(out)).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn kind(v: Value) -> Result<Kind, EnvelopeError> {
+        classify(v.as_object().unwrap())
+    }
+
+    #[test]
+    fn classifies() {
+        assert_eq!(kind(json!({"jsonrpc":"2.0","id":1,"method":"ping"})).unwrap(), Kind::Request {
+            id: Id::Int(1),
+            method: "ping".into()
+        });
+        assert_eq!(
+            kind(json!({"jsonrpc":"2.0","method":"notifications/initialized"})).unwrap(),
+            Kind::Notification { method: "notifications/initialized".into() }
+        );
+        assert_eq!(kind(json!({"jsonrpc":"2.0","id":"a","result":{}})).unwrap(), Kind::Result { id: Id::Str("a".into()) });
+        assert_eq!(kind(json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}})).unwrap(), Kind::Error {
+            id: None,
+            code: -32700
+        });
+    }
+
+    #[test]
+    fn rejects() {
+        assert_eq!(kind(json!({"jsonrpc":"1.0","id":42,"method":"tools/list"})), Err(EnvelopeError::Version));
+        assert_eq!(kind(json!({"id":42,"method":"tools/list"})), Err(EnvelopeError::Version));
+        assert_eq!(kind(json!({"jsonrpc":"2.0","id":null,"method":"x"})), Err(EnvelopeError::RequestId));
+        assert_eq!(kind(json!({"jsonrpc":"2.0","id":1.5,"method":"x"})), Err(EnvelopeError::RequestId));
+        assert_eq!(kind(json!({"jsonrpc":"2.0","id":true,"method":"x"})), Err(EnvelopeError::RequestId));
+        assert_eq!(kind(json!({"jsonrpc":"2.0","id":1,"method":""})), Err(EnvelopeError::Method));
+        assert_eq!(kind(json!({"jsonrpc":"2.0","id":1,"method":"x","params":[1]})), Err(EnvelopeError::Params));
+        assert_eq!(kind(json!({"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}})), Err(EnvelopeError::Outcome));
+        assert_eq!(kind(json!({"jsonrpc":"2.0","id":1})), Err(EnvelopeError::Outcome));
+        assert_eq!(kind(json!({"jsonrpc":"2.0","id":null,"result":{}})), Err(EnvelopeError::ResponseId));
+        assert_eq!(kind(json!({"jsonrpc":"2.0","id":1,"result":[]})), Err(EnvelopeError::ResultNotObject));
+        assert_eq!(kind(json!({"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"m"}})), Err(EnvelopeError::ErrorObject));
+        assert_eq!(kind(json!({"jsonrpc":"2.0","id":1,"method":"x","result":{}})), Err(EnvelopeError::RequestWithOutcome));
+    }
+
+    #[test]
+    fn ids() {
+        assert_eq!(Id::from_value(&json!(u64::MAX)), Some(Id::Int(i128::from(u64::MAX))));
+        assert_eq!(Id::Int(i128::from(u64::MAX)).to_value(), json!(u64::MAX));
+        assert_ne!(Id::from_value(&json!("1")), Id::from_value(&json!(1)));
+    }
+
+    #[test]
+    fn error_frame_shape() {
+        let f = error_response(Some(&json!(3)), codes::REQUEST_TIMEOUT, "timed out", json!({"reason":"request_timeout"}));
+        let v: Value = serde_json::from_slice(&f).unwrap();
+        assert_eq!(v, json!({"jsonrpc":"2.0","id":3,"error":{"code":-32053,"message":"timed out","data":{"reason":"request_timeout"}}}));
+    }
+}

@@ -1,0 +1,337 @@
+//! Findings, severities and verdicts: the common currency of every detector.
+//!
+//! A detector never returns `Err` for hostile input: it returns [`Finding`]s, and the
+//! caller folds them into a [`Verdict`] (DESIGN §1, §3). The JSON shape of a finding is
+//! `{"code": "...", "severity": "info|warn|high|critical", "path": "/json/pointer",
+//! "message": "..."}` where `path` is an RFC 6901 JSON Pointer into the inspected value.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// How bad a finding is. Ordered: `Info < Warn < High < Critical`.
+///
+/// `High` and `Critical` withhold (verdict `block`), `Warn` lets the item through with a
+/// warning (verdict `flag`), `Info` is recorded only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Recorded, no effect on the verdict.
+    Info,
+    /// The user is warned; the item passes (`flag`).
+    Warn,
+    /// The item is withheld or refused (`block`).
+    High,
+    /// The item is withheld or refused (`block`); reserved for active attacks.
+    Critical,
+}
+
+impl Severity {
+    /// Stable lowercase name, as used in JSON output.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Info => "info",
+            Self::Warn => "warn",
+            Self::High => "high",
+            Self::Critical => "critical",
+        }
+    }
+}
+
+/// The outcome for one message, descriptor or result (DESIGN §1).
+///
+/// Ordered by strictness: `Allow < Sanitize < Flag < Block`, so the verdict of a
+/// composite is the maximum of its parts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Passed unchanged.
+    Allow,
+    /// Passed after rewriting (the rewritten form is what reaches the host).
+    Sanitize,
+    /// Passed, the user is warned.
+    Flag,
+    /// Withheld or refused.
+    Block,
+}
+
+impl Verdict {
+    /// Stable lowercase name, as used in JSON output and the audit log.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Allow => "allow",
+            Self::Sanitize => "sanitize",
+            Self::Flag => "flag",
+            Self::Block => "block",
+        }
+    }
+
+    /// The verdict implied by a set of findings alone: any `high`/`critical` finding
+    /// blocks, any `warn` flags, otherwise allow. `sanitized` raises `Allow` to
+    /// `Sanitize` when the inspected value was rewritten.
+    pub fn from_findings(findings: &[Finding], sanitized: bool) -> Self {
+        let worst = findings.iter().map(|f| f.severity).max();
+        match worst {
+            Some(Severity::High | Severity::Critical) => Self::Block,
+            Some(Severity::Warn) => Self::Flag,
+            _ if sanitized => Self::Sanitize,
+            _ => Self::Allow,
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+macro_rules! finding_codes {
+    ($( $(#[$doc:meta])* $variant:ident => $name:literal, $what:literal; )*) => {
+        /// Stable finding identifiers (snake_case on the wire). The table printed by
+        /// [`Code::table`] is the one documented list (see `docs/finding-codes.md`).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[non_exhaustive]
+        pub enum Code {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl Code {
+            /// Every code, in declaration order.
+            pub const ALL: &'static [Code] = &[ $( Code::$variant, )* ];
+
+            /// The stable snake_case identifier.
+            pub const fn as_str(self) -> &'static str {
+                match self { $( Code::$variant => $name, )* }
+            }
+
+            /// One sentence on what the code means.
+            pub const fn describe(self) -> &'static str {
+                match self { $( Code::$variant => $what, )* }
+            }
+
+            /// Looks a code up by its snake_case identifier.
+            pub fn from_name(name: &str) -> Option<Self> {
+                match name { $( $name => Some(Code::$variant), )* _ => None }
+            }
+        }
+    };
+}
+
+finding_codes! {
+    /// A frame exceeded its byte limit.
+    FrameTooLarge => "frame_too_large", "a frame exceeded max_frame_bytes / max_host_frame_bytes and was discarded while reading";
+    /// A started frame did not complete in time.
+    ReadTimeout => "read_timeout", "a partial frame did not complete within read_timeout_ms and was discarded";
+    /// Bytes were not valid UTF-8.
+    InvalidUtf8 => "invalid_utf8", "the frame is not valid UTF-8";
+    /// The frame is not JSON.
+    InvalidJson => "invalid_json", "the frame is not a JSON text (RFC 8259)";
+    /// Data after the JSON value.
+    TrailingData => "trailing_data", "bytes other than whitespace follow the JSON value in the frame";
+    /// Duplicate member names.
+    DuplicateKey => "duplicate_key", "an object repeats a member name exactly or up to Unicode case folding";
+    /// Look-alike of a protocol member.
+    ConfusableMember => "confusable_member", "a member name folds onto a JSON-RPC/MCP protocol member name without being it";
+    /// Too deep.
+    MaxDepthExceeded => "max_depth_exceeded", "JSON nesting is deeper than max_depth";
+    /// Lone surrogate escape.
+    InvalidSurrogate => "invalid_surrogate", "a \\u escape encodes an unpaired UTF-16 surrogate";
+    /// Batch arrays are refused.
+    BatchNotSupported => "batch_not_supported", "the frame is a JSON array (batch); MCP does not use batches";
+    /// Top-level value not an object.
+    NotAnObject => "not_an_object", "the frame's top-level value is not a JSON object";
+    /// JSON-RPC envelope violation.
+    InvalidEnvelope => "invalid_envelope", "the JSON-RPC 2.0 envelope is invalid (jsonrpc, id, method, result/error)";
+    /// Result structure violation.
+    MalformedResult => "malformed_result", "a result does not have the structure its method requires (MCP schema)";
+    /// Response to an id nobody asked.
+    UnknownResponseId => "unknown_response_id", "a response answers an id that has no pending request";
+    /// Duplicate pending request id.
+    DuplicateRequestId => "duplicate_request_id", "a request reuses the id of a request still pending";
+    /// Unicode tag characters.
+    HiddenUnicodeTag => "hidden_unicode_tag", "Unicode tag characters (U+E0000..U+E007F) hide ASCII text";
+    /// Bidi controls.
+    BidiControl => "bidi_control", "bidirectional override/embedding/isolate/mark characters reorder displayed text";
+    /// Zero-width characters.
+    ZeroWidth => "zero_width", "zero-width characters outside a legitimate joining context hide or split text";
+    /// Other invisible format characters.
+    InvisibleFormat => "invisible_format", "an invisible format (Cf) or filler character";
+    /// Runs of variation selectors.
+    VariationSelectorRun => "variation_selector_run", "variation selectors that do not follow a base character can smuggle bytes";
+    /// Private use.
+    PrivateUse => "private_use", "private-use code points render unpredictably and can carry hidden data";
+    /// Noncharacters / unassigned.
+    Noncharacter => "noncharacter", "a Unicode noncharacter or unassigned code point";
+    /// C0/C1 controls.
+    ControlCharacter => "control_character", "a C0 or C1 control character other than TAB, LF, CR";
+    /// Terminal escape sequences.
+    TerminalEscape => "terminal_escape", "terminal control sequences (CSI, OSC, DCS, 8-bit C1) that rewrite what a terminal shows";
+    /// Tool name outside the allowed charset.
+    InvalidName => "invalid_name", "an identifier is outside [A-Za-z0-9_.-]{1,128}";
+    /// Mixed-script identifier.
+    MixedScriptIdentifier => "mixed_script_identifier", "an identifier mixes scripts (UTS #39) and can impersonate another";
+    /// Confusable identifier.
+    ConfusableIdentifier => "confusable_identifier", "an identifier's confusable skeleton (UTS #39) equals a different ASCII identifier";
+    /// Instruction aimed at the model.
+    InstructionPhrase => "instruction_phrase", "text addresses the model with instructions (override, coercion, standing orders)";
+    /// Concealment from the user.
+    ConcealmentPhrase => "concealment_phrase", "text asks to hide something from the user";
+    /// Pseudo tags.
+    PseudoTag => "pseudo_tag", "tag-like markers such as <IMPORTANT> or <system> address the model out of band";
+    /// Reading secrets.
+    CredentialAccess => "credential_access", "text asks to read local secrets (keys, credential files, environment variables)";
+    /// Sending data out.
+    ExfiltrationSink => "exfiltration_sink", "text asks to send conversation or data to a URL, address or parameter";
+    /// Shadowing other tools.
+    ToolShadowing => "tool_shadowing", "text changes how other tools or servers must be used";
+    /// Annotation contradiction.
+    AnnotationContradiction => "annotation_contradiction", "annotations claim safety that the name, description or other annotations contradict";
+    /// Oversize descriptor.
+    OversizeDescriptor => "oversize_descriptor", "a descriptor string or schema exceeds configured size limits";
+    /// Reserved _meta prefix.
+    ReservedMetaPrefix => "reserved_meta_prefix", "a _meta key forges a reserved modelcontextprotocol/mcp prefix";
+    /// Sanitized HTML.
+    HtmlSanitized => "html_sanitized", "active HTML (scripts, event handlers, frames, forms) was removed";
+    /// External image in markdown.
+    ExternalImage => "external_image", "an auto-loading image points at an external host and could leak data in its URL";
+    /// Link carrying data.
+    LinkExfiltration => "link_exfiltration", "a link to an untrusted host carries data-looking query or fragment values";
+    /// Link label shows another host.
+    LinkTextMismatch => "link_text_mismatch", "a link's visible text shows a different host than its target";
+    /// Hidden comment.
+    HiddenComment => "hidden_comment", "an HTML comment hides text from the rendered view";
+    /// Dangerous URL scheme.
+    DangerousUrlScheme => "dangerous_url_scheme", "a link or source uses a scheme such as javascript:, data: or vbscript:";
+    /// Instruction-like text in a result.
+    InjectionInResult => "injection_in_result", "a result contains instructions aimed at the model";
+    /// Truncated text.
+    TextTruncated => "text_truncated", "text beyond max_text_bytes was truncated with a visible marker";
+    /// outputSchema violation.
+    OutputSchemaMismatch => "output_schema_mismatch", "structuredContent is missing or does not validate against the tool's outputSchema";
+    /// Tool withheld.
+    BlockedDescriptor => "blocked_descriptor", "the tool, prompt or resource was withheld because of its findings";
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Code {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        Code::from_name(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown finding code `{name}`")))
+    }
+}
+
+impl Code {
+    /// The markdown table of every code (`| code | meaning |`), used for `docs/finding-codes.md`.
+    pub fn table() -> String {
+        let mut out = String::from("| code | meaning |\n|---|---|\n");
+        for code in Self::ALL {
+            out.push_str("| `");
+            out.push_str(code.as_str());
+            out.push_str("` | ");
+            out.push_str(code.describe());
+            out.push_str(" |\n");
+        }
+        out
+    }
+}
+
+/// One detector result (DESIGN §1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finding {
+    /// Stable identifier.
+    pub code: Code,
+    /// How bad it is.
+    pub severity: Severity,
+    /// RFC 6901 JSON Pointer to the offending value ("" is the whole input).
+    pub path: String,
+    /// A sentence a user can act on. Never contains secret values; hidden text may be
+    /// shown escaped (e.g. `U+202E`) or decoded when that is the point of the finding.
+    pub message: String,
+}
+
+impl Finding {
+    /// Builds a finding.
+    pub fn new(code: Code, severity: Severity, path: impl Into<String>, message: impl Into<String>) -> Self {
+        Self { code, severity, path: path.into(), message: message.into() }
+    }
+}
+
+/// The JSON verdict printed by `check` and `scan --json` (DESIGN §3):
+/// `{"verdict", "findings", "output"?}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Overall outcome.
+    pub verdict: Verdict,
+    /// Every finding, in detection order.
+    pub findings: Vec<Finding>,
+    /// Sanitized or normalized value, for kinds that have one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output: Option<serde_json::Value>,
+}
+
+impl Report {
+    /// A report whose verdict is derived from `findings` (see [`Verdict::from_findings`]).
+    pub fn from_findings(findings: Vec<Finding>, sanitized: bool, output: Option<serde_json::Value>) -> Self {
+        Self { verdict: Verdict::from_findings(&findings, sanitized), findings, output }
+    }
+}
+
+/// Appends `token` to RFC 6901 JSON Pointer `base`, escaping `~` and `/`.
+pub fn pointer_push(base: &str, token: &str) -> String {
+    let mut out = String::with_capacity(base.len() + token.len() + 1);
+    out.push_str(base);
+    out.push('/');
+    for ch in token.chars() {
+        match ch {
+            '~' => out.push_str("~0"),
+            '/' => out.push_str("~1"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdict_follows_worst_severity() {
+        let f = |s| Finding::new(Code::ZeroWidth, s, "", "m");
+        assert_eq!(Verdict::from_findings(&[], false), Verdict::Allow);
+        assert_eq!(Verdict::from_findings(&[], true), Verdict::Sanitize);
+        assert_eq!(Verdict::from_findings(&[f(Severity::Info)], false), Verdict::Allow);
+        assert_eq!(Verdict::from_findings(&[f(Severity::Warn)], true), Verdict::Flag);
+        assert_eq!(Verdict::from_findings(&[f(Severity::Warn), f(Severity::High)], false), Verdict::Block);
+    }
+
+    #[test]
+    fn codes_round_trip_and_are_unique() {
+        let mut seen = std::collections::HashSet::new();
+        for code in Code::ALL {
+            assert!(seen.insert(code.as_str()), "duplicate {code}");
+            assert_eq!(Code::from_name(code.as_str()), Some(*code));
+            assert!(code.as_str().chars().all(|c| c.is_ascii_lowercase() || c == '_' || c.is_ascii_digit()));
+        }
+        let json = serde_json::to_string(&Code::DuplicateKey).unwrap();
+        assert_eq!(json, "\"duplicate_key\"");
+    }
+
+    #[test]
+    fn pointer_escapes() {
+        assert_eq!(pointer_push("", "a/b~c"), "/a~1b~0c");
+        assert_eq!(pointer_push("/x", "0"), "/x/0");
+    }
+}

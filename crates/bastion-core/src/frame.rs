@@ -1,0 +1,206 @@
+//! Newline-delimited framing for the stdio transport (MCP 2025-11-25 "Transports §stdio":
+//! messages are delimited by newlines and MUST NOT contain embedded newlines).
+//!
+//! [`FrameDecoder`] is sans-I/O: the caller feeds whatever bytes it read and receives
+//! complete frames. The frame limit is enforced while reading: once a line grows past
+//! it, the decoder keeps only a short prefix (for id recovery) and counts the rest until
+//! the newline, so a 64 MiB line never occupies more than `limit + PREFIX_KEEP` bytes.
+
+use memchr::memchr;
+
+/// How many leading bytes of an oversized frame are kept for recovering its `id`.
+pub const PREFIX_KEEP: usize = 64 * 1024;
+
+/// One event produced by [`FrameDecoder::push`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FrameEvent {
+    /// A complete frame, newline removed (a trailing CR is kept; JSON treats it as
+    /// whitespace).
+    Frame(Vec<u8>),
+    /// A frame longer than the limit, discarded while reading.
+    Oversized {
+        /// Total length of the discarded frame, bytes, newline excluded.
+        bytes: usize,
+        /// Its first bytes (at most [`PREFIX_KEEP`]).
+        prefix: Vec<u8>,
+    },
+}
+
+/// Incremental splitter of a byte stream into frames of at most `limit` bytes.
+#[derive(Debug)]
+pub struct FrameDecoder {
+    limit: usize,
+    buf: Vec<u8>,
+    /// Set while the rest of a line is being discarded.
+    discarding: Option<Discard>,
+}
+
+/// State of a line being discarded up to its newline.
+#[derive(Debug)]
+struct Discard {
+    /// Bytes of the line seen so far.
+    seen: usize,
+    /// First bytes of the line (at most [`PREFIX_KEEP`]).
+    prefix: Vec<u8>,
+    /// `false` for the rest of a line dropped by `discard_partial` (already reported).
+    report: bool,
+}
+
+impl FrameDecoder {
+    /// A decoder for frames of at most `limit` bytes (newline excluded).
+    pub fn new(limit: usize) -> Self {
+        Self { limit, buf: Vec::new(), discarding: None }
+    }
+
+    /// `true` when part of a frame has been read but not its newline.
+    pub fn has_partial(&self) -> bool {
+        !self.buf.is_empty() || self.discarding.is_some()
+    }
+
+    /// Bytes currently buffered (never more than `limit`).
+    pub fn buffered(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Drops a partial frame (after `read_timeout_ms`); returns how many bytes it had.
+    /// Bytes of that line that arrive later are discarded up to its newline.
+    pub fn discard_partial(&mut self) -> usize {
+        let seen = match self.discarding.take() {
+            Some(d) => d.seen,
+            None => self.buf.len(),
+        };
+        self.buf = Vec::new();
+        // Whatever else of this line arrives belongs to the dropped frame.
+        self.discarding = Some(Discard { seen, prefix: Vec::new(), report: false });
+        seen
+    }
+
+    /// Feeds `chunk`; complete frames and oversize events are appended to `out` in order.
+    /// Empty and whitespace-only lines are skipped.
+    pub fn push(&mut self, mut chunk: &[u8], out: &mut Vec<FrameEvent>) {
+        while !chunk.is_empty() {
+            let newline = memchr(b'\n', chunk);
+            let piece = &chunk[..newline.unwrap_or(chunk.len())];
+            if let Some(d) = self.discarding.as_mut() {
+                d.seen += piece.len();
+                if d.report {
+                    let room = PREFIX_KEEP.saturating_sub(d.prefix.len());
+                    d.prefix.extend_from_slice(&piece[..piece.len().min(room)]);
+                }
+            } else if self.buf.len() + piece.len() > self.limit {
+                let seen = self.buf.len() + piece.len();
+                let mut prefix = std::mem::take(&mut self.buf);
+                prefix.truncate(PREFIX_KEEP);
+                let room = PREFIX_KEEP.saturating_sub(prefix.len());
+                prefix.extend_from_slice(&piece[..piece.len().min(room)]);
+                self.discarding = Some(Discard { seen, prefix, report: true });
+            } else if newline.is_some() && self.buf.is_empty() {
+                // Fast path: the whole frame is inside this chunk.
+                emit(piece.to_vec(), out);
+            } else {
+                self.buf.extend_from_slice(piece);
+            }
+            let Some(nl) = newline else { break };
+            chunk = &chunk[nl + 1..];
+            if let Some(d) = self.discarding.take() {
+                if d.report {
+                    out.push(FrameEvent::Oversized { bytes: d.seen, prefix: d.prefix });
+                }
+            } else if !self.buf.is_empty() {
+                emit(std::mem::take(&mut self.buf), out);
+            }
+        }
+    }
+
+    /// End of stream: a final frame without newline is returned as a frame (or as
+    /// oversized); `None` when nothing was pending.
+    pub fn finish(&mut self) -> Option<FrameEvent> {
+        if let Some(d) = self.discarding.take() {
+            return d.report.then_some(FrameEvent::Oversized { bytes: d.seen, prefix: d.prefix });
+        }
+        let buf = std::mem::take(&mut self.buf);
+        (!buf.iter().all(u8::is_ascii_whitespace)).then_some(FrameEvent::Frame(buf))
+    }
+}
+
+fn emit(frame: Vec<u8>, out: &mut Vec<FrameEvent>) {
+    if !frame.iter().all(u8::is_ascii_whitespace) {
+        out.push(FrameEvent::Frame(frame));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(limit: usize, chunks: &[&[u8]]) -> Vec<FrameEvent> {
+        let mut d = FrameDecoder::new(limit);
+        let mut out = Vec::new();
+        for c in chunks {
+            d.push(c, &mut out);
+            assert!(d.buffered() <= limit);
+        }
+        out.extend(d.finish());
+        out
+    }
+
+    fn frame(s: &str) -> FrameEvent {
+        FrameEvent::Frame(s.as_bytes().to_vec())
+    }
+
+    #[test]
+    fn splits_lines_across_chunks() {
+        assert_eq!(run(100, &[b"{\"a\":1}\n{\"b\"", b":2}\n\n  \n{\"c\":3}"]), vec![
+            frame("{\"a\":1}"),
+            frame("{\"b\":2}"),
+            frame("{\"c\":3}")
+        ]);
+    }
+
+    #[test]
+    fn exactly_at_limit_passes_one_over_fails() {
+        assert_eq!(run(5, &[b"12345\n"]), vec![frame("12345")]);
+        let out = run(5, &[b"123", b"456\n", b"ok\n"]);
+        assert_eq!(out[0], FrameEvent::Oversized { bytes: 6, prefix: b"123456".to_vec() });
+        assert_eq!(out[1], frame("ok"));
+    }
+
+    #[test]
+    fn huge_line_is_never_buffered_whole() {
+        let mut d = FrameDecoder::new(1024);
+        let mut out = Vec::new();
+        d.push(b"{\"id\":3,\"x\":\"", &mut out);
+        let block = vec![b'A'; 1 << 20];
+        for _ in 0..64 {
+            d.push(&block, &mut out);
+            assert!(d.buffered() <= 1024);
+        }
+        d.push(b"\"}\n{\"next\":1}\n", &mut out);
+        match &out[0] {
+            FrameEvent::Oversized { bytes, prefix } => {
+                assert_eq!(*bytes, 13 + 64 * (1 << 20) + 2);
+                assert_eq!(prefix.len(), PREFIX_KEEP);
+                assert!(prefix.starts_with(b"{\"id\":3"));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(out[1], frame("{\"next\":1}"));
+    }
+
+    #[test]
+    fn discard_partial_drops_rest_of_line() {
+        let mut d = FrameDecoder::new(100);
+        let mut out = Vec::new();
+        d.push(b"{\"half\":", &mut out);
+        assert!(d.has_partial());
+        assert_eq!(d.discard_partial(), 8);
+        d.push(b"1}\n{\"ok\":1}\n", &mut out);
+        assert_eq!(out, vec![frame("{\"ok\":1}")]);
+    }
+
+    #[test]
+    fn final_frame_without_newline() {
+        assert_eq!(run(100, &[b"{\"a\":1}"]), vec![frame("{\"a\":1}")]);
+        assert!(run(100, &[b"  "]).is_empty());
+    }
+}

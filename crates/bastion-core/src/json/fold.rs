@@ -1,0 +1,64 @@
+//! Member-name folding: NFKC, then Unicode full case folding (UTS #46-style key
+//! comparison), so `Name`, `NAME` and `ｎａｍｅ` all fold to `name`, `paramſ` (U+017F)
+//! folds to `params` and `K` (U+212A) folds to `k`.
+
+use std::borrow::Cow;
+use unicode_normalization::UnicodeNormalization;
+
+/// JSON-RPC 2.0 and MCP member names (both eras) that decide how a message is routed
+/// or what a result means. A member name that is not byte-identical to one of these but
+/// folds onto it is refused: some decoders match names case-insensitively or fold them,
+/// so the look-alike could be read as the real member by the server or the host.
+pub const PROTOCOL_MEMBERS: &[&str] = &[
+    "_meta", "action", "annotations", "arguments", "audience", "blob", "cacheScope", "capabilities",
+    "clientInfo", "code", "content", "contents", "cursor", "data", "description", "elicitationId",
+    "error", "execution", "icons", "id", "inputRequests", "inputSchema", "instructions", "isError",
+    "jsonrpc", "kind", "messages", "message", "method", "mimeType", "mode", "name", "nextCursor",
+    "outputSchema", "params", "progress", "progressToken", "prompts", "protocolVersion", "reason",
+    "requestId", "requestState", "requestedSchema", "resource", "resourceTemplates", "resources",
+    "result", "resultType", "role", "serverInfo", "size", "structuredContent", "supportedVersions",
+    "task", "text", "title", "tools", "total", "ttlMs", "type", "uri", "uriTemplate", "url",
+];
+
+/// The fold of a member name: NFKC, full Unicode case folding, NFKC again.
+/// Borrowed when the name is already folded (the common, all-lowercase ASCII case).
+pub fn fold_key(name: &str) -> Cow<'_, str> {
+    if name.is_ascii() {
+        if name.bytes().any(|b| b.is_ascii_uppercase()) {
+            return Cow::Owned(name.to_ascii_lowercase());
+        }
+        return Cow::Borrowed(name);
+    }
+    let nfkc: String = name.nfkc().collect();
+    let folded = icu_casemap::CaseMapper::new().fold_string(&nfkc).into_owned();
+    Cow::Owned(folded.nfkc().collect())
+}
+
+/// The protocol member whose fold equals `folded`, if any.
+pub(crate) fn protocol_member_for(folded: &str) -> Option<&'static str> {
+    PROTOCOL_MEMBERS.iter().copied().find(|m| m.eq_ignore_ascii_case(folded) && folded.is_ascii())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folds() {
+        assert_eq!(fold_key("name"), "name");
+        assert!(matches!(fold_key("name"), Cow::Borrowed(_)));
+        assert_eq!(fold_key("Name"), "name");
+        assert_eq!(fold_key("param\u{17f}"), "params");
+        assert_eq!(fold_key("\u{212a}ind"), "kind");
+        assert_eq!(fold_key("\u{ff4e}\u{ff41}\u{ff4d}\u{ff45}"), "name");
+        assert_eq!(fold_key("Stra\u{df}e"), "strasse");
+        assert_eq!(fold_key("\u{6771}\u{4eac}"), "\u{6771}\u{4eac}");
+    }
+
+    #[test]
+    fn protocol_lookup() {
+        assert_eq!(protocol_member_for("params"), Some("params"));
+        assert_eq!(protocol_member_for("nextcursor"), Some("nextCursor"));
+        assert_eq!(protocol_member_for("city"), None);
+    }
+}

@@ -1,0 +1,207 @@
+//! Strict JSON for the wire: RFC 8259 text, parsed with `serde_json`'s tokenizer through
+//! our own `serde` visitor that refuses what a lenient decoder would silently accept.
+//!
+//! Refused, each with its own [`ParseError`] and finding code:
+//! - bytes that are not UTF-8 (RFC 8259 §8.1);
+//! - `\u` escapes of unpaired UTF-16 surrogates (RFC 8259 §8.2);
+//! - anything but whitespace after the value (a NUL and a second object included);
+//! - nesting deeper than `max_depth` (the top-level object is depth 1), refused while
+//!   descending so hostile depth never reaches the stack;
+//! - duplicate member names (RFC 8259 §4 leaves them undefined; RFC 7493 I-JSON forbids
+//!   them), including names equal up to NFKC + Unicode case folding (`name`/`Name`);
+//! - member names that are not a JSON-RPC/MCP protocol member but fold onto one
+//!   (`Method`, `param` + U+017F LATIN SMALL LONG S), and non-ASCII names in protocol
+//!   objects that fold to ASCII (U+212A KELVIN SIGN + `ind`);
+//! - top-level arrays (JSON-RPC batches, not used by MCP) and non-objects.
+//!
+//! The parse also remembers the top-level `id` as soon as it has been read, so a frame
+//! that fails later (too deep, duplicate key further on, truncated) can still be
+//! answered: see [`Rejected::id`].
+
+mod fold;
+mod visitor;
+
+pub use fold::{fold_key, PROTOCOL_MEMBERS};
+
+use crate::finding::Code;
+use serde::de::DeserializeSeed;
+use serde_json::{Map, Value};
+use std::cell::RefCell;
+use std::fmt;
+
+/// Why a frame was refused by the strict parser.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ParseError {
+    /// The bytes are not UTF-8; `offset` is the first bad byte.
+    InvalidUtf8 {
+        /// Byte offset of the first invalid sequence.
+        offset: usize,
+    },
+    /// Not a JSON text (or truncated).
+    Syntax {
+        /// What the tokenizer reported (line and column included).
+        detail: String,
+    },
+    /// Something other than whitespace follows the value.
+    TrailingData {
+        /// What the tokenizer reported.
+        detail: String,
+    },
+    /// A `\u` escape encodes an unpaired surrogate.
+    InvalidSurrogate {
+        /// What the tokenizer reported.
+        detail: String,
+    },
+    /// Nesting deeper than the limit.
+    MaxDepth {
+        /// The configured limit.
+        limit: usize,
+    },
+    /// An object repeats a member name, exactly or up to case folding.
+    DuplicateKey {
+        /// JSON Pointer of the object.
+        path: String,
+        /// The repeated (second) name.
+        name: String,
+        /// The earlier name it collides with.
+        earlier: String,
+    },
+    /// A member name is a look-alike of a protocol member.
+    ConfusableMember {
+        /// JSON Pointer of the object.
+        path: String,
+        /// The offending name.
+        name: String,
+        /// What it folds to.
+        folds_to: String,
+    },
+    /// The top-level value is an array (a JSON-RPC batch).
+    Batch,
+    /// The top-level value is not an object.
+    NotAnObject,
+}
+
+impl ParseError {
+    /// The finding code for this error.
+    pub const fn code(&self) -> Code {
+        match self {
+            Self::InvalidUtf8 { .. } => Code::InvalidUtf8,
+            Self::Syntax { .. } => Code::InvalidJson,
+            Self::TrailingData { .. } => Code::TrailingData,
+            Self::InvalidSurrogate { .. } => Code::InvalidSurrogate,
+            Self::MaxDepth { .. } => Code::MaxDepthExceeded,
+            Self::DuplicateKey { .. } => Code::DuplicateKey,
+            Self::ConfusableMember { .. } => Code::ConfusableMember,
+            Self::Batch => Code::BatchNotSupported,
+            Self::NotAnObject => Code::NotAnObject,
+        }
+    }
+
+    /// JSON Pointer of the offending place, when known.
+    pub fn path(&self) -> &str {
+        match self {
+            Self::DuplicateKey { path, .. } | Self::ConfusableMember { path, .. } => path,
+            _ => "",
+        }
+    }
+
+    /// `true` when the text is not JSON at all (JSON-RPC -32700 Parse error); `false`
+    /// when it is JSON we refuse (JSON-RPC -32600 Invalid Request).
+    pub const fn is_parse_error(&self) -> bool {
+        matches!(
+            self,
+            Self::InvalidUtf8 { .. } | Self::Syntax { .. } | Self::TrailingData { .. } | Self::InvalidSurrogate { .. }
+        )
+    }
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::InvalidUtf8 { offset } => write!(f, "frame is not valid UTF-8 (first bad byte at offset {offset})"),
+            Self::Syntax { detail } => write!(f, "frame is not valid JSON: {detail}"),
+            Self::TrailingData { detail } => write!(f, "data follows the JSON value in the frame: {detail}"),
+            Self::InvalidSurrogate { detail } => write!(f, "a \\u escape encodes an unpaired surrogate: {detail}"),
+            Self::MaxDepth { limit } => write!(f, "JSON nesting is deeper than the limit of {limit}"),
+            Self::DuplicateKey { path, name, earlier } => {
+                if name == earlier {
+                    write!(f, "object at '{path}' repeats member name {name:?}")
+                } else {
+                    write!(f, "object at '{path}' has member names {earlier:?} and {name:?} that differ only by case")
+                }
+            }
+            Self::ConfusableMember { path, name, folds_to } => write!(
+                f,
+                "member name {} at '{path}' is a look-alike of protocol member {folds_to:?}",
+                crate::unicode::escape_for_display(name)
+            ),
+            Self::Batch => f.write_str("JSON-RPC batches (top-level arrays) are not accepted"),
+            Self::NotAnObject => f.write_str("a JSON-RPC message must be a JSON object"),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// A refused frame: the error and, when it was read before the failure, the top-level
+/// `id` (so the sender can still be answered).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Rejected {
+    /// Why.
+    pub error: ParseError,
+    /// The top-level `id` member, if it was parsed before the failure.
+    pub id: Option<Value>,
+}
+
+/// Strict parse of one frame into its top-level object.
+///
+/// `max_depth` counts the top-level object as 1 (DESIGN §5 `max_depth`).
+///
+/// # Errors
+/// [`Rejected`] for every input the module docs list as refused.
+pub fn parse_frame(bytes: &[u8], max_depth: usize) -> Result<Map<String, Value>, Rejected> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| Rejected { error: ParseError::InvalidUtf8 { offset: e.valid_up_to() }, id: None })?;
+    let ctx = RefCell::new(visitor::Ctx::new(max_depth));
+    let mut de = serde_json::Deserializer::from_str(text);
+    let seed = visitor::ValueSeed::envelope(&ctx);
+    let result = seed.deserialize(&mut de).and_then(|v| de.end().map(|()| v));
+    let ctx = ctx.into_inner();
+    match result {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(Rejected { error: ParseError::NotAnObject, id: None }),
+        Err(e) => Err(Rejected { error: ctx.error.unwrap_or_else(|| classify(&e, max_depth)), id: ctx.top_id }),
+    }
+}
+
+/// Strict parse of any JSON text (not only envelopes), with the same duplicate, depth
+/// and UTF-8 rules but no protocol-member rules. Used for `check` inputs and fixtures.
+///
+/// # Errors
+/// [`ParseError`] as for [`parse_frame`], except `Batch`/`NotAnObject`.
+pub fn parse_value(bytes: &[u8], max_depth: usize) -> Result<Value, ParseError> {
+    let text = std::str::from_utf8(bytes).map_err(|e| ParseError::InvalidUtf8 { offset: e.valid_up_to() })?;
+    let ctx = RefCell::new(visitor::Ctx::new(max_depth));
+    let mut de = serde_json::Deserializer::from_str(text);
+    let seed = visitor::ValueSeed::data(&ctx);
+    let result = seed.deserialize(&mut de).and_then(|v| de.end().map(|()| v));
+    let ctx = ctx.into_inner();
+    result.map_err(|e| ctx.error.unwrap_or_else(|| classify(&e, max_depth)))
+}
+
+fn classify(e: &serde_json::Error, max_depth: usize) -> ParseError {
+    let detail = e.to_string();
+    if detail.contains("recursion limit") {
+        ParseError::MaxDepth { limit: max_depth }
+    } else if detail.contains("surrogate") || detail.contains("end of hex escape") {
+        ParseError::InvalidSurrogate { detail }
+    } else if detail.contains("trailing characters") {
+        ParseError::TrailingData { detail }
+    } else {
+        ParseError::Syntax { detail }
+    }
+}
+
+#[cfg(test)]
+mod tests;

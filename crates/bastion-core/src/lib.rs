@@ -1,0 +1,48 @@
+//! # bastion-core
+//!
+//! The pure security core of MCP Bastion: everything that decides, nothing that does I/O.
+//!
+//! What it owns (DESIGN §2): newline framing with enforced limits ([`frame`]), a strict
+//! JSON parser ([`json`]), JSON-RPC 2.0 envelope checks ([`envelope`]), era and method
+//! classification ([`era`], [`methods`]), hidden-Unicode detection ([`unicode`]),
+//! terminal/text/HTML/markdown sanitizers ([`sanitize`]), descriptor detectors
+//! ([`detect`]), result inspection ([`result`]) and the `check` entry points ([`check`]).
+//!
+//! What it does not do: read files, sockets or processes, spawn anything, or read the
+//! clock. Time, when needed, is passed in by the caller.
+
+pub mod check;
+pub mod detect;
+pub mod envelope;
+pub mod era;
+pub mod finding;
+pub mod frame;
+pub mod json;
+pub mod limits;
+pub mod lists;
+pub mod methods;
+pub mod result;
+pub mod sanitize;
+pub mod unicode;
+
+pub use finding::{Code, Finding, Report, Severity, Verdict};
+pub use limits::Limits;
+
+/// Which way a message travels through the gateway.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// From the MCP host (client) to the wrapped server.
+    HostToServer,
+    /// From the wrapped server to the MCP host.
+    ServerToHost,
+}
+
+impl Direction {
+    /// Stable name used in the audit log: `host_to_server` / `server_to_host`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::HostToServer => "host_to_server",
+            Self::ServerToHost => "server_to_host",
+        }
+    }
+}
