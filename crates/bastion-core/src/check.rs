@@ -1,1 +1,246 @@
-//! TODO me
+//! `mcp-bastion check KIND`: one detector family on one input, as a [`Report`]
+//! (DESIGN §3). Input shapes follow the corpus README:
+//!
+//! | kind | input |
+//! |---|---|
+//! | `message` | `{"raw": "<wire text>"}` or `{"generate": {"template", "fill_char", "fill_bytes"}}`, optional `"direction": "host_to_server" \| "server_to_host"` (default host → server) and `"method"` (the request a response answers) |
+//! | `descriptor` | `{"kind": "tool" \| "prompt" \| "resource" \| "resource_template" \| "server_instructions", "descriptor": {...}}` |
+//! | `result` | a `tools/call` result (`content`, ...), a `resources/read` result (`contents`) or a `prompts/get` result (`messages`) |
+
+use crate::detect::{DescriptorKind, scan_descriptor};
+use crate::envelope::{self, Kind, codes};
+use crate::finding::{Code, Finding, Report, Severity, Verdict};
+use crate::frame::{FrameDecoder, FrameEvent};
+use crate::result::{ResultOptions, inspect_result};
+use crate::{Direction, Limits, json, methods};
+use serde_json::{Value, json};
+
+/// The kinds `check` accepts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum CheckKind {
+    /// One wire frame.
+    Message,
+    /// One descriptor.
+    Descriptor,
+    /// One result.
+    Result,
+}
+
+impl CheckKind {
+    /// Parses a kind name.
+    ///
+    /// # Errors
+    /// [`CheckError::UnknownKind`] for names this build does not check.
+    pub fn parse(name: &str) -> Result<Self, CheckError> {
+        match name {
+            "message" => Ok(Self::Message),
+            "descriptor" => Ok(Self::Descriptor),
+            "result" => Ok(Self::Result),
+            other => Err(CheckError::UnknownKind(other.to_owned())),
+        }
+    }
+}
+
+/// Why a check could not run (exit code 2: the input, not the checked thing, is wrong).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CheckError {
+    /// Unknown kind name.
+    #[error("unknown check kind `{0}`; expected one of: message, descriptor, result")]
+    UnknownKind(String),
+    /// The input does not have the shape the kind needs.
+    #[error("input for `check {kind}` is malformed: {detail}")]
+    BadInput {
+        /// The kind.
+        kind: &'static str,
+        /// What is wrong.
+        detail: String,
+    },
+}
+
+fn bad(kind: &'static str, detail: impl Into<String>) -> CheckError {
+    CheckError::BadInput { kind, detail: detail.into() }
+}
+
+/// Runs one check.
+///
+/// # Errors
+/// [`CheckError::BadInput`] when `input` lacks what the kind needs.
+pub fn run(kind: CheckKind, input: &Value, limits: &Limits) -> Result<Report, CheckError> {
+    match kind {
+        CheckKind::Message => check_message(input, limits),
+        CheckKind::Descriptor => check_descriptor(input),
+        CheckKind::Result => Ok(check_result(input, limits)),
+    }
+}
+
+fn check_descriptor(input: &Value) -> Result<Report, CheckError> {
+    let kind_name = input.get("kind").and_then(Value::as_str).ok_or_else(|| bad("descriptor", "missing string `kind`"))?;
+    let kind: DescriptorKind = serde_json::from_value(Value::String(kind_name.to_owned())).map_err(|_| {
+        bad("descriptor", format!("unknown descriptor kind `{kind_name}` (tool, prompt, resource, resource_template, server_instructions)"))
+    })?;
+    let descriptor = input.get("descriptor").ok_or_else(|| bad("descriptor", "missing `descriptor`"))?;
+    let findings = scan_descriptor(kind, descriptor, "/descriptor");
+    Ok(Report::from_findings(findings, false, None))
+}
+
+fn check_result(input: &Value, limits: &Limits) -> Report {
+    let method = if input.get("contents").is_some() {
+        "resources/read"
+    } else if input.get("messages").is_some() {
+        "prompts/get"
+    } else {
+        "tools/call"
+    };
+    let opts = ResultOptions { max_text_bytes: limits.max_text_bytes, ..ResultOptions::default() };
+    let outcome = inspect_result(method, input, &opts);
+    let output = outcome.rewritten.unwrap_or_else(|| input.clone());
+    Report { verdict: outcome.verdict, findings: outcome.findings, output: Some(output) }
+}
+
+/// Feeds the frame text to a decoder with the direction's limit, in chunks, so a
+/// generated input is never materialized whole.
+fn decode(input: &Value, limit: usize) -> Result<Vec<FrameEvent>, CheckError> {
+    let mut dec = FrameDecoder::new(limit);
+    let mut events = Vec::new();
+    if let Some(raw) = input.get("raw") {
+        let raw = raw.as_str().ok_or_else(|| bad("message", "`raw` must be a string"))?;
+        // A frame ends at its newline: embedded newlines split it, as on the wire.
+        dec.push(raw.as_bytes(), &mut events);
+    } else if let Some(g) = input.get("generate") {
+        let template = g.get("template").and_then(Value::as_str).ok_or_else(|| bad("message", "generate.template"))?;
+        let fill = g.get("fill_char").and_then(Value::as_str).ok_or_else(|| bad("message", "generate.fill_char"))?;
+        let count = g.get("fill_bytes").and_then(Value::as_u64).ok_or_else(|| bad("message", "generate.fill_bytes"))?;
+        let (head, tail) = template.split_once("<FILL>").ok_or_else(|| bad("message", "template lacks <FILL>"))?;
+        let count = usize::try_from(count).map_err(|_| bad("message", "fill_bytes too large"))?;
+        dec.push(head.as_bytes(), &mut events);
+        let block = fill.repeat((64 * 1024 / fill.len().max(1)).max(1));
+        let mut left = count;
+        while left > 0 {
+            let n = left.min(block.len());
+            let mut end = n;
+            while !block.is_char_boundary(end) {
+                end -= 1;
+            }
+            if end == 0 {
+                break;
+            }
+            dec.push(&block.as_bytes()[..end], &mut events);
+            left -= end;
+        }
+        dec.push(tail.as_bytes(), &mut events);
+    } else {
+        return Err(bad("message", "expected `raw` or `generate`"));
+    }
+    events.extend(dec.finish());
+    Ok(events)
+}
+
+fn check_message(input: &Value, limits: &Limits) -> Result<Report, CheckError> {
+    let direction = match input.get("direction").and_then(Value::as_str) {
+        None | Some("host_to_server") => Direction::HostToServer,
+        Some("server_to_host") => Direction::ServerToHost,
+        Some(other) => return Err(bad("message", format!("unknown direction `{other}`"))),
+    };
+    let limit = limits.frame_limit(direction);
+    let events = decode(input, limit)?;
+    let mut findings = Vec::new();
+    let mut outputs = Vec::new();
+    for event in events {
+        let index = outputs.len();
+        let (finding, output) = match event {
+            FrameEvent::Oversized { bytes, prefix } => {
+                let id = json::parse_frame(&prefix, limits.max_depth).err().and_then(|r| r.id);
+                let f = Finding::new(
+                    Code::FrameTooLarge,
+                    Severity::High,
+                    "",
+                    format!("frame of {bytes} bytes exceeds the limit of {limit} bytes; discarded while reading"),
+                );
+                let answer = envelope::error_response(
+                    id.as_ref(),
+                    codes::INVALID_REQUEST,
+                    "Message refused: frame too large",
+                    json!({"reason": "frame_too_large", "bytes": bytes, "limit": limit}),
+                );
+                (Some(f), refusal_output(&answer))
+            }
+            FrameEvent::Frame(bytes) => one_frame(&bytes, input.get("method").and_then(Value::as_str), limits),
+        };
+        if let Some(mut f) = finding {
+            if index > 0 {
+                f.message = format!("frame {}: {}", index + 1, f.message);
+            }
+            findings.push(f);
+        }
+        outputs.push(output);
+    }
+    if outputs.is_empty() {
+        return Err(bad("message", "no frame in input"));
+    }
+    let output = if outputs.len() == 1 { outputs.pop() } else { Some(Value::Array(outputs)) };
+    Ok(Report::from_findings(findings, false, output))
+}
+
+fn refusal_output(answer: &[u8]) -> Value {
+    json!({"action": "refuse", "answer": serde_json::from_slice::<Value>(answer).unwrap_or(Value::Null)})
+}
+
+fn one_frame(bytes: &[u8], answered_method: Option<&str>, limits: &Limits) -> (Option<Finding>, Value) {
+    let map = match json::parse_frame(bytes, limits.max_depth) {
+        Ok(map) => map,
+        Err(rejected) => {
+            let code = if rejected.error.is_parse_error() { codes::PARSE_ERROR } else { codes::INVALID_REQUEST };
+            let id = if rejected.error.is_parse_error() { None } else { rejected.id.as_ref() };
+            let f = Finding::new(rejected.error.code(), Severity::High, rejected.error.path(), rejected.error.to_string());
+            let answer = envelope::error_response(
+                id,
+                code,
+                &format!("Message refused: {}", rejected.error),
+                json!({"reason": rejected.error.code().as_str()}),
+            );
+            return (Some(f), refusal_output(&answer));
+        }
+    };
+    let id = map.get("id").cloned();
+    let refuse = |code: Code, message: String| {
+        let answer = envelope::error_response(
+            id.as_ref().filter(|v| envelope::Id::from_value(v).is_some()),
+            codes::INVALID_REQUEST,
+            &format!("Message refused: {message}"),
+            json!({"reason": code.as_str()}),
+        );
+        (Some(Finding::new(code, Severity::High, "", message)), refusal_output(&answer))
+    };
+    let kind = match envelope::classify(&map) {
+        Ok(k) => k,
+        Err(e) => return refuse(Code::InvalidEnvelope, e.to_string()),
+    };
+    let structure = match &kind {
+        Kind::Request { method, .. } | Kind::Notification { method } => {
+            methods::check_request_params(method, map.get("params"))
+        }
+        Kind::Result { .. } => answered_method.map_or(Ok(()), |m| methods::check_result(m, &map["result"])),
+        Kind::Error { .. } => Ok(()),
+    };
+    if let Err(e) = structure {
+        return refuse(Code::MalformedMessage, e.to_string());
+    }
+    let described = match kind {
+        Kind::Request { id, method } => json!({"kind": "request", "id": id.to_value(), "method": method}),
+        Kind::Notification { method } => json!({"kind": "notification", "method": method}),
+        Kind::Result { id } => json!({"kind": "result", "id": id.to_value()}),
+        Kind::Error { id, code } => json!({"kind": "error", "id": id.map(|i| i.to_value()), "code": code}),
+    };
+    (None, json!({"action": "forward", "message": described}))
+}
+
+/// The verdict of a report, for exit codes: `0` for allow/sanitize, `1` for flag/block
+/// (DESIGN §3).
+pub const fn exit_code(verdict: Verdict) -> i32 {
+    match verdict {
+        Verdict::Allow | Verdict::Sanitize => 0,
+        Verdict::Flag | Verdict::Block => 1,
+    }
+}

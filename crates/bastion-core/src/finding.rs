@@ -142,8 +142,8 @@ finding_codes! {
     NotAnObject => "not_an_object", "the frame's top-level value is not a JSON object";
     /// JSON-RPC envelope violation.
     InvalidEnvelope => "invalid_envelope", "the JSON-RPC 2.0 envelope is invalid (jsonrpc, id, method, result/error)";
-    /// Result structure violation.
-    MalformedResult => "malformed_result", "a result does not have the structure its method requires (MCP schema)";
+    /// Message structure violation.
+    MalformedMessage => "malformed_message", "a known request or result does not have the structure its method requires (MCP schema)";
     /// Response to an id nobody asked.
     UnknownResponseId => "unknown_response_id", "a response answers an id that has no pending request";
     /// Duplicate pending request id.
@@ -208,6 +208,8 @@ finding_codes! {
     TextTruncated => "text_truncated", "text beyond max_text_bytes was truncated with a visible marker";
     /// outputSchema violation.
     OutputSchemaMismatch => "output_schema_mismatch", "structuredContent is missing or does not validate against the tool's outputSchema";
+    /// Two items of one list share a name.
+    DuplicateName => "duplicate_name", "two items of one list share a name (or uri), so which one runs is ambiguous";
     /// Tool withheld.
     BlockedDescriptor => "blocked_descriptor", "the tool, prompt or resource was withheld because of its findings";
 }

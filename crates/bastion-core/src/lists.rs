@@ -1,1 +1,135 @@
-//! TODO me
+//! Descriptor lists (`tools/list`, `prompts/list`, `resources/list`,
+//! `resources/templates/list`) and server instructions (`initialize`,
+//! `server/discover`): run every descriptor detector, withhold what must not reach the
+//! host, and return the list sorted deterministically (DESIGN §4).
+
+use crate::detect::{DescriptorKind, scan_descriptor};
+use crate::finding::{Code, Finding, Severity, Verdict, pointer_push};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+
+/// The list member and sort key of a list method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ListShape {
+    /// Member of the result holding the array (`tools`, `prompts`, ...).
+    pub member: &'static str,
+    /// Member of each item used as its identity and sort key (`name`, `uri`, `uriTemplate`).
+    pub key: &'static str,
+    /// Detector kind for the items.
+    pub kind: DescriptorKind,
+}
+
+/// The list shape of `method`, if it is a descriptor list method.
+pub fn shape_of(method: &str) -> Option<ListShape> {
+    let (member, key, kind) = match method {
+        "tools/list" => ("tools", "name", DescriptorKind::Tool),
+        "prompts/list" => ("prompts", "name", DescriptorKind::Prompt),
+        "resources/list" => ("resources", "uri", DescriptorKind::Resource),
+        "resources/templates/list" => ("resourceTemplates", "uriTemplate", DescriptorKind::ResourceTemplate),
+        _ => return None,
+    };
+    Some(ListShape { member, key, kind })
+}
+
+/// One descriptor's outcome within a list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ItemOutcome {
+    /// The item's identity (`name`, `uri` or `uriTemplate` value).
+    pub key: String,
+    /// Its verdict: `block` means withheld.
+    pub verdict: Verdict,
+    /// Its findings, paths relative to the result (`/tools/3/description`).
+    pub findings: Vec<Finding>,
+}
+
+/// Outcome of [`inspect_list`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ListOutcome {
+    /// The result to send to the host when it differs from the server's (items
+    /// withheld or order changed); `None` means forward the original bytes.
+    pub rewritten: Option<Value>,
+    /// Every item, in the server's order.
+    pub items: Vec<ItemOutcome>,
+}
+
+impl ListOutcome {
+    /// Keys of the withheld items.
+    pub fn withheld(&self) -> impl Iterator<Item = &str> {
+        self.items.iter().filter(|i| i.verdict == Verdict::Block).map(|i| i.key.as_str())
+    }
+
+    /// Keys of items passed with a warning.
+    pub fn flagged(&self) -> impl Iterator<Item = &str> {
+        self.items.iter().filter(|i| i.verdict == Verdict::Flag).map(|i| i.key.as_str())
+    }
+
+    /// The list's overall verdict (the worst item).
+    pub fn verdict(&self) -> Verdict {
+        self.items.iter().map(|i| i.verdict).max().unwrap_or(Verdict::Allow)
+    }
+}
+
+/// Scans every descriptor of a list result, withholds blocked items and items sharing a
+/// key (ambiguous), and sorts the rest by key (byte order). `result` must have passed
+/// [`crate::methods::check_result`].
+pub fn inspect_list(shape: ListShape, result: &Value) -> ListOutcome {
+    let Some(list) = result.get(shape.member).and_then(Value::as_array) else {
+        return ListOutcome { rewritten: None, items: Vec::new() };
+    };
+    let base = pointer_push("", shape.member);
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for item in list {
+        *counts.entry(item.get(shape.key).and_then(Value::as_str).unwrap_or("")).or_default() += 1;
+    }
+    let mut items = Vec::with_capacity(list.len());
+    for (index, item) in list.iter().enumerate() {
+        let path = pointer_push(&base, &index.to_string());
+        let key = item.get(shape.key).and_then(Value::as_str).unwrap_or("").to_owned();
+        let mut findings = scan_descriptor(shape.kind, item, &path);
+        if counts.get(key.as_str()).copied().unwrap_or(0) > 1 {
+            findings.push(Finding::new(
+                Code::DuplicateName,
+                Severity::High,
+                pointer_push(&path, shape.key),
+                format!("{} {key:?} appears more than once in the list; all copies are withheld", shape.key),
+            ));
+        }
+        let verdict = Verdict::from_findings(&findings, false);
+        items.push(ItemOutcome { key, verdict, findings });
+    }
+    let kept: Vec<(&str, &Value)> =
+        list.iter().zip(&items).filter(|(_, o)| o.verdict != Verdict::Block).map(|(v, o)| (o.key.as_str(), v)).collect();
+    let mut sorted = kept.clone();
+    sorted.sort_by(|a, b| a.0.cmp(b.0));
+    let unchanged = kept.len() == list.len() && sorted.iter().zip(&kept).all(|(a, b)| std::ptr::eq(a.1, b.1));
+    let rewritten = (!unchanged).then(|| {
+        let mut out: Map<String, Value> = result.as_object().cloned().unwrap_or_default();
+        out.insert(shape.member.to_owned(), Value::Array(sorted.into_iter().map(|(_, v)| v.clone()).collect()));
+        Value::Object(out)
+    });
+    ListOutcome { rewritten, items }
+}
+
+/// Outcome of [`inspect_instructions`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct InstructionsOutcome {
+    /// Findings on `/instructions`.
+    pub findings: Vec<Finding>,
+    /// The result without `instructions` when they are withheld.
+    pub rewritten: Option<Value>,
+}
+
+/// Scans the `instructions` of an `initialize` or `server/discover` result; blocked
+/// instructions are removed from the result (the rest of the handshake is kept).
+pub fn inspect_instructions(result: &Value) -> InstructionsOutcome {
+    let Some(text) = result.get("instructions") else {
+        return InstructionsOutcome { findings: Vec::new(), rewritten: None };
+    };
+    let findings = scan_descriptor(DescriptorKind::ServerInstructions, text, "/instructions");
+    let rewritten = (Verdict::from_findings(&findings, false) == Verdict::Block).then(|| {
+        let mut out = result.as_object().cloned().unwrap_or_default();
+        out.shift_remove("instructions");
+        Value::Object(out)
+    });
+    InstructionsOutcome { findings, rewritten }
+}

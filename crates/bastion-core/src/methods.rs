@@ -1,1 +1,142 @@
-//! TODO me
+//! Structural checks of known MCP messages, using `rmcp` 3.x model types as read-only
+//! views (the raw `Value` is never replaced by the typed model, so unknown fields are
+//! kept). Sources: MCP 2025-11-25 and 2026-07-28 schemas (`schema.ts`), as modelled by
+//! the official Rust SDK.
+
+use rmcp::model;
+use serde::Deserialize;
+use serde_json::Value;
+
+/// A known message whose structure does not match the MCP schema.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{what} of `{method}` does not match the MCP schema: {detail}")]
+pub struct StructureError {
+    /// `result`, `params`.
+    pub what: &'static str,
+    /// The method concerned.
+    pub method: String,
+    /// What the typed view reported.
+    pub detail: String,
+}
+
+fn view<'a, T: Deserialize<'a>>(what: &'static str, method: &str, value: &'a Value) -> Result<(), StructureError> {
+    T::deserialize(value)
+        .map(drop)
+        .map_err(|e| StructureError { what, method: method.to_owned(), detail: e.to_string() })
+}
+
+fn fail(what: &'static str, method: &str, detail: &str) -> StructureError {
+    StructureError { what, method: method.to_owned(), detail: detail.to_owned() }
+}
+
+/// Checks the `result` of a response to a request of `method` (server → host for host
+/// requests, host → server for server requests). Unknown methods pass.
+///
+/// A 2026-07-28 result with `resultType: "input_required"` is checked as an
+/// `InputRequiredResult` (at least one of `inputRequests`/`requestState`).
+///
+/// # Errors
+/// [`StructureError`] naming the method and what does not match.
+// Sampling and roots are deprecated in 2026-07-28 (SEP-2577) but live in the legacy era.
+#[allow(deprecated)]
+pub fn check_result(method: &str, result: &Value) -> Result<(), StructureError> {
+    const R: &str = "result";
+    if let Some(rt) = result.get("resultType") {
+        let rt = rt.as_str().ok_or_else(|| fail(R, method, "resultType must be a string"))?;
+        if rt == "input_required" {
+            if result.get("inputRequests").is_none() && result.get("requestState").is_none() {
+                return Err(fail(R, method, "input_required result carries neither inputRequests nor requestState"));
+            }
+            return view::<model::InputRequiredResult>(R, method, result);
+        }
+    }
+    match method {
+        "initialize" => view::<model::InitializeResult>(R, method, result),
+        "server/discover" => view::<model::DiscoverResult>(R, method, result),
+        "tools/list" => view::<model::ListToolsResult>(R, method, result),
+        "tools/call" => {
+            if result.get("task").is_some() && result.get("content").is_none() {
+                // Task-augmented call (2025-11-25 tasks): a CreateTaskResult.
+                return Ok(());
+            }
+            if !result.get("content").is_some_and(Value::is_array) {
+                return Err(fail(R, method, "content must be an array"));
+            }
+            view::<model::CallToolResult>(R, method, result)
+        }
+        "prompts/list" => view::<model::ListPromptsResult>(R, method, result),
+        "prompts/get" => view::<model::GetPromptResult>(R, method, result),
+        "resources/list" => view::<model::ListResourcesResult>(R, method, result),
+        "resources/templates/list" => view::<model::ListResourceTemplatesResult>(R, method, result),
+        "resources/read" => view::<model::ReadResourceResult>(R, method, result),
+        "completion/complete" => view::<model::CompleteResult>(R, method, result),
+        "sampling/createMessage" => view::<model::CreateMessageResult>(R, method, result),
+        "elicitation/create" => view::<model::ElicitResult>(R, method, result),
+        "roots/list" => view::<model::ListRootsResult>(R, method, result),
+        _ => Ok(()),
+    }
+}
+
+/// Checks the `params` of a request of `method`. Unknown methods pass.
+///
+/// # Errors
+/// [`StructureError`] naming the method and what does not match.
+#[allow(deprecated)]
+pub fn check_request_params(method: &str, params: Option<&Value>) -> Result<(), StructureError> {
+    const P: &str = "params";
+    let empty = Value::Object(serde_json::Map::new());
+    let params_or_empty = params.unwrap_or(&empty);
+    match method {
+        "initialize" => view::<model::InitializeRequestParams>(P, method, params_or_empty),
+        "tools/call" => {
+            if !params_or_empty.get("name").is_some_and(Value::is_string) {
+                return Err(fail(P, method, "name must be a string"));
+            }
+            if params_or_empty.get("arguments").is_some_and(|a| !a.is_object()) {
+                return Err(fail(P, method, "arguments must be an object"));
+            }
+            view::<model::CallToolRequestParams>(P, method, params_or_empty)
+        }
+        "prompts/get" => view::<model::GetPromptRequestParams>(P, method, params_or_empty),
+        "resources/read" => view::<model::ReadResourceRequestParams>(P, method, params_or_empty),
+        "sampling/createMessage" => view::<model::CreateMessageRequestParams>(P, method, params_or_empty),
+        "elicitation/create" => view::<model::ElicitRequestParams>(P, method, params_or_empty),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn tools_list_and_call() {
+        let ok = json!({"tools":[{"name":"echo","inputSchema":{"type":"object"},"unknownField":1}]});
+        assert!(check_result("tools/list", &ok).is_ok());
+        assert!(check_result("tools/list", &json!({"tools":[{"inputSchema":{"type":"object"}}]})).is_err());
+        assert!(check_result("tools/list", &json!({"tools":{}})).is_err());
+        assert!(check_result("tools/call", &json!({"content":[{"type":"text","text":"hi"}]})).is_ok());
+        assert!(check_result("tools/call", &json!({"content":[{"type":"text","text":5}]})).is_err());
+        assert!(check_result("tools/call", &json!({"isError":true})).is_err());
+        assert!(check_result("tools/call", &json!({"task":{"taskId":"t","status":"working"}})).is_ok());
+    }
+
+    #[test]
+    fn input_required() {
+        let ir = json!({"resultType":"input_required","requestState":"opaque"});
+        assert!(check_result("tools/call", &ir).is_ok());
+        assert!(check_result("tools/call", &json!({"resultType":"input_required"})).is_err());
+        assert!(check_result("tools/call", &json!({"resultType":7,"content":[]})).is_err());
+    }
+
+    #[test]
+    fn requests() {
+        assert!(check_request_params("tools/call", Some(&json!({"name":"x","arguments":{}}))).is_ok());
+        assert!(check_request_params("tools/call", Some(&json!({"name":1}))).is_err());
+        assert!(check_request_params("tools/call", Some(&json!({"name":"x","arguments":[1]}))).is_err());
+        assert!(check_request_params("unknown/method", None).is_ok());
+        let e = check_request_params("tools/call", None).unwrap_err();
+        assert_eq!(e.to_string(), "params of `tools/call` does not match the MCP schema: name must be a string");
+    }
+}

@@ -1,1 +1,235 @@
-//! TODO me
+//! Result hardening for `tools/call`, `resources/read` and `prompts/get` (DESIGN §4,
+//! MCP 2025-11-25 "Tools §Tool Result", "Resources §Reading Resources",
+//! "Prompts §Getting a Prompt").
+//!
+//! Every text that reaches the host loses terminal control sequences, controls and hidden
+//! characters ([`crate::sanitize::sanitize_text`]), then HTML/markdown is neutralized
+//! ([`crate::sanitize::sanitize_markup`]); text beyond `max_text_bytes` is truncated on a
+//! UTF-8 boundary with a visible marker; instruction-like text is flagged
+//! ([`crate::detect::scan_result_text`]). `structuredContent` strings get the text
+//! sanitizer only (their meaning is data, not markup).
+
+use crate::detect::scan_result_text;
+use crate::finding::{Code, Finding, Severity, Verdict, pointer_push};
+use crate::sanitize::{ContentPolicy, sanitize_markup, sanitize_text};
+use serde_json::Value;
+
+/// Options for [`inspect_result`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResultOptions {
+    /// Text per content item before truncation, bytes (DESIGN §5 `max_text_bytes`).
+    pub max_text_bytes: usize,
+    /// Link and HTML policy.
+    pub content: ContentPolicy,
+}
+
+impl Default for ResultOptions {
+    fn default() -> Self {
+        Self { max_text_bytes: crate::Limits::default().max_text_bytes, content: ContentPolicy::default() }
+    }
+}
+
+/// Outcome of [`inspect_result`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResultOutcome {
+    /// The sanitized result when anything changed; `None` means forward the original.
+    pub rewritten: Option<Value>,
+    /// Findings, paths relative to the result.
+    pub findings: Vec<Finding>,
+    /// Characters removed by the text sanitizer, over all strings.
+    pub removed_chars: usize,
+    /// The verdict: `sanitize` when rewritten, `flag` for instruction-like text,
+    /// `block` for a finding of severity `high` or more.
+    pub verdict: Verdict,
+}
+
+/// Codes that document a neutralization already applied to the text: they explain a
+/// rewrite and do not by themselves warn the user.
+const NEUTRALIZED: &[Code] = &[
+    Code::TerminalEscape,
+    Code::ControlCharacter,
+    Code::HiddenUnicodeTag,
+    Code::BidiControl,
+    Code::ZeroWidth,
+    Code::InvisibleFormat,
+    Code::VariationSelectorRun,
+    Code::PrivateUse,
+    Code::Noncharacter,
+    Code::HtmlSanitized,
+    Code::ExternalImage,
+    Code::LinkExfiltration,
+    Code::LinkTextMismatch,
+    Code::DangerousUrlScheme,
+    Code::TextTruncated,
+];
+
+struct Walk<'o> {
+    opts: &'o ResultOptions,
+    edits: Vec<(String, String)>,
+    findings: Vec<Finding>,
+    removed: usize,
+}
+
+impl Walk<'_> {
+    /// Full treatment of one text field: text sanitizer, markup, size, injection.
+    fn text(&mut self, text: &str, path: &str, mime: Option<&str>) {
+        let cleaned = sanitize_text(text);
+        self.removed += cleaned.removed;
+        for code in &cleaned.codes {
+            self.findings.push(Finding::new(
+                *code,
+                Severity::Info,
+                path,
+                format!("removed {} character(s) of class {code} from the text", cleaned.removed),
+            ));
+        }
+        let markup = sanitize_markup(&cleaned.text, mime, &self.opts.content, path);
+        self.findings.extend(markup.findings);
+        let mut out: std::borrow::Cow<'_, str> = markup.text;
+        if out.len() > self.opts.max_text_bytes {
+            let original = out.len();
+            let mut cut = self.opts.max_text_bytes;
+            while !out.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let mut t = out[..cut].to_owned();
+            t.push_str(&format!("\n[truncated by mcp-bastion: {original} bytes in total, {cut} shown]"));
+            out = t.into();
+            self.findings.push(Finding::new(
+                Code::TextTruncated,
+                Severity::Info,
+                path,
+                format!("text of {original} bytes truncated to {cut} bytes (max_text_bytes)"),
+            ));
+        }
+        self.findings.extend(scan_result_text(&out, path));
+        if out != text {
+            self.edits.push((path.to_owned(), out.into_owned()));
+        }
+    }
+
+    /// Text sanitizer only, for structured data strings and names.
+    fn plain(&mut self, value: &Value, path: &str) {
+        match value {
+            Value::String(s) => {
+                let cleaned = sanitize_text(s);
+                if cleaned.removed > 0 {
+                    self.removed += cleaned.removed;
+                    for code in &cleaned.codes {
+                        self.findings.push(Finding::new(*code, Severity::Info, path, format!("removed characters of class {code}")));
+                    }
+                    self.edits.push((path.to_owned(), cleaned.text.into_owned()));
+                }
+            }
+            Value::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    self.plain(v, &pointer_push(path, &i.to_string()));
+                }
+            }
+            Value::Object(map) => {
+                for (k, v) in map {
+                    self.plain(v, &pointer_push(path, k));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A content block (`text`, `image`, `audio`, `resource_link`, `resource`).
+    fn content_block(&mut self, block: &Value, path: &str) {
+        match block.get("type").and_then(Value::as_str) {
+            Some("text") => {
+                if let Some(t) = block.get("text").and_then(Value::as_str) {
+                    self.text(t, &pointer_push(path, "text"), None);
+                }
+            }
+            Some("resource") => {
+                if let Some(res) = block.get("resource") {
+                    self.resource_contents(res, &pointer_push(path, "resource"));
+                }
+            }
+            Some("resource_link") => {
+                for field in ["name", "title", "description"] {
+                    if let Some(v) = block.get(field) {
+                        self.plain(v, &pointer_push(path, field));
+                    }
+                }
+            }
+            _ => {}
+        }
+        if let Some(ann) = block.get("annotations") {
+            self.plain(ann, &pointer_push(path, "annotations"));
+        }
+    }
+
+    /// `TextResourceContents` / `BlobResourceContents`.
+    fn resource_contents(&mut self, res: &Value, path: &str) {
+        if let Some(t) = res.get("text").and_then(Value::as_str) {
+            let mime = res.get("mimeType").and_then(Value::as_str);
+            self.text(t, &pointer_push(path, "text"), mime);
+        }
+    }
+}
+
+/// Inspects and sanitizes the result of `method`. Methods other than `tools/call`,
+/// `resources/read` and `prompts/get` pass unchanged. `isError` results are inspected
+/// like any other.
+pub fn inspect_result(method: &str, result: &Value, opts: &ResultOptions) -> ResultOutcome {
+    let mut walk = Walk { opts, edits: Vec::new(), findings: Vec::new(), removed: 0 };
+    match method {
+        "tools/call" => {
+            if let Some(items) = result.get("content").and_then(Value::as_array) {
+                for (i, block) in items.iter().enumerate() {
+                    walk.content_block(block, &format!("/content/{i}"));
+                }
+            }
+            if let Some(sc) = result.get("structuredContent") {
+                walk.plain(sc, "/structuredContent");
+            }
+        }
+        "resources/read" => {
+            if let Some(items) = result.get("contents").and_then(Value::as_array) {
+                for (i, res) in items.iter().enumerate() {
+                    walk.resource_contents(res, &format!("/contents/{i}"));
+                }
+            }
+        }
+        "prompts/get" => {
+            if let Some(d) = result.get("description") {
+                walk.plain(d, "/description");
+            }
+            if let Some(messages) = result.get("messages").and_then(Value::as_array) {
+                for (i, m) in messages.iter().enumerate() {
+                    let path = format!("/messages/{i}/content");
+                    match m.get("content") {
+                        Some(Value::Array(blocks)) => {
+                            for (j, b) in blocks.iter().enumerate() {
+                                walk.content_block(b, &format!("{path}/{j}"));
+                            }
+                        }
+                        Some(block) => walk.content_block(block, &path),
+                        None => {}
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+    let Walk { edits, mut findings, removed, .. } = walk;
+    let rewritten = (!edits.is_empty()).then(|| {
+        let mut out = result.clone();
+        for (path, text) in edits {
+            if let Some(slot) = out.pointer_mut(&path) {
+                *slot = Value::String(text);
+            }
+        }
+        out
+    });
+    for f in &mut findings {
+        if NEUTRALIZED.contains(&f.code) && f.severity < Severity::High {
+            f.severity = Severity::Info;
+        }
+    }
+    let verdict = Verdict::from_findings(&findings, rewritten.is_some());
+    ResultOutcome { rewritten, findings, removed_chars: removed, verdict }
+}
