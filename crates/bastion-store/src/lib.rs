@@ -1,1 +1,166 @@
-//! x
+//! # bastion-store
+//!
+//! Persistent state of MCP Bastion behind one async API: today the audit log; pins,
+//! approvals and the consent ledger join it in later migrations.
+//!
+//! Backend: [`sqlx`] with SQLite as the embedded default (file in WAL mode, created with
+//! its parent directory). `sqlx` was chosen over `rusqlite` because one async API covers
+//! both SQLite and PostgreSQL (the shared multi-instance store), queries run on the
+//! tokio runtime the gateway already uses without blocking its workers, and migrations
+//! are versioned by the same tool for both backends. Queries use `$N` placeholders,
+//! which both SQLite and PostgreSQL accept.
+//!
+//! The store holds data only; what to record and what it means is decided by the core
+//! and the gateway.
+
+mod audit;
+
+pub use audit::{AuditEvent, AuditQuery};
+
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::SqlSafeStr;
+use sqlx::migrate::{Migration, MigrationType, Migrator};
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+use std::time::Duration;
+
+/// Errors of the store. Each message says what to do about it.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The store URL is not one this build understands.
+    #[error("unsupported store URL `{0}`: use sqlite:///absolute/path.db, sqlite://relative.db or sqlite::memory:")]
+    UnsupportedUrl(String),
+    /// The database could not be opened or created.
+    #[error("cannot open the store at {location}: {source} (check the path, its permissions and free disk space)")]
+    Open {
+        /// Where.
+        location: String,
+        /// Why.
+        #[source]
+        source: sqlx::Error,
+    },
+    /// The parent directory could not be created.
+    #[error("cannot create the store directory {path}: {source}")]
+    CreateDir {
+        /// Which directory.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Migrations failed (a newer or damaged database).
+    #[error("cannot migrate the store schema: {0} (was the file written by a newer mcp-bastion?)")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    /// A query failed (locked, read-only, disk full, ...).
+    #[error("store query failed: {0}")]
+    Query(#[from] sqlx::Error),
+}
+
+/// Handle to the store; cheap to clone (a connection pool).
+#[derive(Debug, Clone)]
+pub struct Store {
+    pool: SqlitePool,
+    location: String,
+}
+
+fn migrator() -> Migrator {
+    Migrator::with_migrations(vec![Migration::new(
+        1,
+        "audit".into(),
+        MigrationType::Simple,
+        include_str!("../migrations/sqlite/0001_audit.sql").into_sql_str(),
+        false,
+    )])
+}
+
+impl Store {
+    /// Opens (creating when missing) the store at `url` and applies migrations.
+    ///
+    /// Accepted URLs: `sqlite:///abs/path.db`, `sqlite://rel/path.db`, `sqlite:path.db`,
+    /// `sqlite::memory:` (tests), or a plain filesystem path. The file is created with
+    /// its parent directory; journal mode WAL, `synchronous = NORMAL`, busy timeout 5 s.
+    ///
+    /// # Errors
+    /// [`StoreError::UnsupportedUrl`] for other schemes (PostgreSQL arrives with the
+    /// shared-store issue), [`StoreError::Open`]/[`StoreError::CreateDir`] when the file
+    /// cannot be created, [`StoreError::Migrate`] when the schema cannot be applied.
+    pub async fn open(url: &str) -> Result<Self, StoreError> {
+        let (options, location) = if url == "sqlite::memory:" {
+            (SqliteConnectOptions::from_str(url).map_err(|source| StoreError::Open { location: url.into(), source })?, url.to_owned())
+        } else {
+            let path = sqlite_path(url)?;
+            if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir { path: parent.to_owned(), source })?;
+            }
+            let opts = SqliteConnectOptions::new()
+                .filename(&path)
+                .create_if_missing(true)
+                .journal_mode(SqliteJournalMode::Wal)
+                .synchronous(SqliteSynchronous::Normal)
+                .busy_timeout(Duration::from_secs(5));
+            (opts, path.display().to_string())
+        };
+        let max = if url == "sqlite::memory:" { 1 } else { 4 };
+        let pool = SqlitePoolOptions::new()
+            .max_connections(max)
+            .connect_with(options)
+            .await
+            .map_err(|source| StoreError::Open { location: location.clone(), source })?;
+        migrator().run(&pool).await?;
+        restrict_permissions(&location);
+        Ok(Self { pool, location })
+    }
+
+    /// Where the store lives (a path, or `sqlite::memory:`).
+    pub fn location(&self) -> &str {
+        &self.location
+    }
+
+    /// Closes the pool, flushing WAL to the main file when possible.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+/// The filesystem path of a `sqlite:` URL or plain path.
+fn sqlite_path(url: &str) -> Result<PathBuf, StoreError> {
+    if let Some(rest) = url.strip_prefix("sqlite://") {
+        return Ok(PathBuf::from(rest));
+    }
+    if let Some(rest) = url.strip_prefix("sqlite:") {
+        return Ok(PathBuf::from(rest));
+    }
+    if url.contains("://") {
+        return Err(StoreError::UnsupportedUrl(url.to_owned()));
+    }
+    Ok(PathBuf::from(url))
+}
+
+/// The store holds the audit log (and later pins and approvals): owner-only access.
+#[cfg(unix)]
+fn restrict_permissions(location: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    let path = Path::new(location);
+    if path.is_file() {
+        // Best effort: a store on a filesystem without modes still works.
+        let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+    }
+}
+
+#[cfg(not(unix))]
+fn restrict_permissions(_location: &str) {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls() {
+        assert_eq!(sqlite_path("sqlite:///tmp/x.db").unwrap(), PathBuf::from("/tmp/x.db"));
+        assert_eq!(sqlite_path("sqlite://rel/x.db").unwrap(), PathBuf::from("rel/x.db"));
+        assert_eq!(sqlite_path("sqlite:x.db").unwrap(), PathBuf::from("x.db"));
+        assert_eq!(sqlite_path("/tmp/y.db").unwrap(), PathBuf::from("/tmp/y.db"));
+        assert!(matches!(sqlite_path("postgres://h/db"), Err(StoreError::UnsupportedUrl(_))));
+    }
+}

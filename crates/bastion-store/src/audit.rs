@@ -1,0 +1,142 @@
+//! The audit log (`audit_events`): one row per decision about a message.
+//!
+//! Rows carry method, tool, sizes, digests, verdicts and reason codes, never payload text
+//! or argument values (DESIGN §4 "Nothing secret is logged").
+
+use crate::{Store, StoreError};
+use serde::{Deserialize, Serialize};
+use sqlx::Row;
+
+/// One audit event. JSON shape (as printed by `mcp-bastion audit --json`, one per line):
+/// `{"id", "time_ms", "server", "direction", "message_kind", "method", "tool",
+/// "request_id", "verdict", "reason", "codes", "bytes", "removed_chars", "digest"}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditEvent {
+    /// Row id (assigned by the store; 0 before insertion).
+    #[serde(default)]
+    pub id: i64,
+    /// Unix time of the event, milliseconds.
+    pub time_ms: i64,
+    /// The wrapped server's name (`wrap --name`).
+    pub server: String,
+    /// `host_to_server`, `server_to_host` or `gateway` (events of the gateway itself).
+    pub direction: String,
+    /// `request`, `notification`, `result`, `error` or `unknown` (rejected frames).
+    pub message_kind: Option<String>,
+    /// The JSON-RPC method (for responses: of the request answered).
+    pub method: Option<String>,
+    /// Tool name for `tools/call`, prompt name, or resource URI.
+    pub tool: Option<String>,
+    /// JSON text of the JSON-RPC id.
+    pub request_id: Option<String>,
+    /// `allow`, `sanitize`, `flag` or `block`.
+    pub verdict: String,
+    /// Stable reason code (`frame_too_large`, `request_timeout`, `blocked_descriptor`, ...).
+    pub reason: Option<String>,
+    /// Finding codes, in order, without repeats.
+    #[serde(default)]
+    pub codes: Vec<String>,
+    /// Frame size, bytes.
+    pub bytes: i64,
+    /// Characters removed by sanitizers.
+    #[serde(default)]
+    pub removed_chars: i64,
+    /// SHA-256 (lowercase hex) of the frame bytes.
+    pub digest: Option<String>,
+}
+
+/// Filter for [`Store::audit_events`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AuditQuery {
+    /// Only this server.
+    pub server: Option<String>,
+    /// Only events at or after this unix time, milliseconds.
+    pub since_ms: Option<i64>,
+    /// At most this many events (the newest); `None` = 100.
+    pub limit: Option<i64>,
+}
+
+impl Store {
+    /// Appends one event.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`] when the database is locked beyond the busy timeout,
+    /// read-only or full.
+    pub async fn record_audit(&self, event: &AuditEvent) -> Result<(), StoreError> {
+        self.record_audit_batch(std::slice::from_ref(event)).await
+    }
+
+    /// Appends events in one transaction (the gateway batches under load).
+    ///
+    /// # Errors
+    /// As [`Store::record_audit`]; on error none of the batch is written.
+    pub async fn record_audit_batch(&self, events: &[AuditEvent]) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        for e in events {
+            sqlx::query(
+                "INSERT INTO audit_events (time_ms, server, direction, message_kind, method, tool, request_id, \
+                 verdict, reason, codes, bytes, removed_chars, digest) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+            )
+            .bind(e.time_ms)
+            .bind(&e.server)
+            .bind(&e.direction)
+            .bind(&e.message_kind)
+            .bind(&e.method)
+            .bind(&e.tool)
+            .bind(&e.request_id)
+            .bind(&e.verdict)
+            .bind(&e.reason)
+            .bind((!e.codes.is_empty()).then(|| e.codes.join(",")))
+            .bind(e.bytes)
+            .bind(e.removed_chars)
+            .bind(&e.digest)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// The newest events matching `query`, oldest first.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`] when the database cannot be read.
+    pub async fn audit_events(&self, query: &AuditQuery) -> Result<Vec<AuditEvent>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT id, time_ms, server, direction, message_kind, method, tool, request_id, verdict, reason, \
+             codes, bytes, removed_chars, digest FROM audit_events \
+             WHERE ($1 IS NULL OR server = $1) AND ($2 IS NULL OR time_ms >= $2) \
+             ORDER BY id DESC LIMIT $3",
+        )
+        .bind(&query.server)
+        .bind(query.since_ms)
+        .bind(query.limit.unwrap_or(100).max(0))
+        .fetch_all(&self.pool)
+        .await?;
+        let mut events = rows
+            .into_iter()
+            .map(|r| AuditEvent {
+                id: r.get("id"),
+                time_ms: r.get("time_ms"),
+                server: r.get("server"),
+                direction: r.get("direction"),
+                message_kind: r.get("message_kind"),
+                method: r.get("method"),
+                tool: r.get("tool"),
+                request_id: r.get("request_id"),
+                verdict: r.get("verdict"),
+                reason: r.get("reason"),
+                codes: r
+                    .get::<Option<String>, _>("codes")
+                    .map(|c| c.split(',').map(str::to_owned).collect())
+                    .unwrap_or_default(),
+                bytes: r.get("bytes"),
+                removed_chars: r.get("removed_chars"),
+                digest: r.get("digest"),
+            })
+            .collect::<Vec<_>>();
+        events.reverse();
+        Ok(events)
+    }
+}
