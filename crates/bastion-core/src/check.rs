@@ -3,7 +3,7 @@
 //!
 //! | kind | input |
 //! |---|---|
-//! | `message` | `{"raw": "<wire text>"}` or `{"generate": {"template", "fill_char", "fill_bytes"}}`, optional `"direction": "host_to_server" \| "server_to_host"` (default host → server) and `"method"` (the request a response answers) |
+//! | `message` | `{"raw": "<wire text>"}`, `{"raw_hex": "<bytes in hex>"}` or `{"generate": {"template", "fill_char", "fill_bytes"}}`, optional `"direction": "host_to_server" \| "server_to_host"` (default host → server) and `"method"` (the request a response answers) |
 //! | `descriptor` | `{"kind": "tool" \| "prompt" \| "resource" \| "resource_template" \| "server_instructions", "descriptor": {...}}` |
 //! | `result` | a `tools/call` result (`content`, ...), a `resources/read` result (`contents`) or a `prompts/get` result (`messages`) |
 
@@ -60,7 +60,10 @@ pub enum CheckError {
 }
 
 fn bad(kind: &'static str, detail: impl Into<String>) -> CheckError {
-    CheckError::BadInput { kind, detail: detail.into() }
+    CheckError::BadInput {
+        kind,
+        detail: detail.into(),
+    }
 }
 
 /// Runs one check.
@@ -76,11 +79,16 @@ pub fn run(kind: CheckKind, input: &Value, limits: &Limits) -> Result<Report, Ch
 }
 
 fn check_descriptor(input: &Value) -> Result<Report, CheckError> {
-    let kind_name = input.get("kind").and_then(Value::as_str).ok_or_else(|| bad("descriptor", "missing string `kind`"))?;
+    let kind_name = input
+        .get("kind")
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad("descriptor", "missing string `kind`"))?;
     let kind: DescriptorKind = serde_json::from_value(Value::String(kind_name.to_owned())).map_err(|_| {
         bad("descriptor", format!("unknown descriptor kind `{kind_name}` (tool, prompt, resource, resource_template, server_instructions)"))
     })?;
-    let descriptor = input.get("descriptor").ok_or_else(|| bad("descriptor", "missing `descriptor`"))?;
+    let descriptor = input
+        .get("descriptor")
+        .ok_or_else(|| bad("descriptor", "missing `descriptor`"))?;
     let findings = scan_descriptor(kind, descriptor, "/descriptor");
     Ok(Report::from_findings(findings, false, None))
 }
@@ -93,10 +101,17 @@ fn check_result(input: &Value, limits: &Limits) -> Report {
     } else {
         "tools/call"
     };
-    let opts = ResultOptions { max_text_bytes: limits.max_text_bytes, ..ResultOptions::default() };
+    let opts = ResultOptions {
+        max_text_bytes: limits.max_text_bytes,
+        ..ResultOptions::default()
+    };
     let outcome = inspect_result(method, input, &opts);
     let output = outcome.rewritten.unwrap_or_else(|| input.clone());
-    Report { verdict: outcome.verdict, findings: outcome.findings, output: Some(output) }
+    Report {
+        verdict: outcome.verdict,
+        findings: outcome.findings,
+        output: Some(output),
+    }
 }
 
 /// Feeds the frame text to a decoder with the direction's limit, in chunks, so a
@@ -105,14 +120,33 @@ fn decode(input: &Value, limit: usize) -> Result<Vec<FrameEvent>, CheckError> {
     let mut dec = FrameDecoder::new(limit);
     let mut events = Vec::new();
     if let Some(raw) = input.get("raw") {
-        let raw = raw.as_str().ok_or_else(|| bad("message", "`raw` must be a string"))?;
+        let raw = raw
+            .as_str()
+            .ok_or_else(|| bad("message", "`raw` must be a string"))?;
         // A frame ends at its newline: embedded newlines split it, as on the wire.
         dec.push(raw.as_bytes(), &mut events);
+    } else if let Some(hexed) = input.get("raw_hex") {
+        let bytes = hexed
+            .as_str()
+            .and_then(|h| hex::decode(h).ok())
+            .ok_or_else(|| bad("message", "`raw_hex` must be a string of hex digits"))?;
+        dec.push(&bytes, &mut events);
     } else if let Some(g) = input.get("generate") {
-        let template = g.get("template").and_then(Value::as_str).ok_or_else(|| bad("message", "generate.template"))?;
-        let fill = g.get("fill_char").and_then(Value::as_str).ok_or_else(|| bad("message", "generate.fill_char"))?;
-        let count = g.get("fill_bytes").and_then(Value::as_u64).ok_or_else(|| bad("message", "generate.fill_bytes"))?;
-        let (head, tail) = template.split_once("<FILL>").ok_or_else(|| bad("message", "template lacks <FILL>"))?;
+        let template = g
+            .get("template")
+            .and_then(Value::as_str)
+            .ok_or_else(|| bad("message", "generate.template"))?;
+        let fill = g
+            .get("fill_char")
+            .and_then(Value::as_str)
+            .ok_or_else(|| bad("message", "generate.fill_char"))?;
+        let count = g
+            .get("fill_bytes")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| bad("message", "generate.fill_bytes"))?;
+        let (head, tail) = template
+            .split_once("<FILL>")
+            .ok_or_else(|| bad("message", "template lacks <FILL>"))?;
         let count = usize::try_from(count).map_err(|_| bad("message", "fill_bytes too large"))?;
         dec.push(head.as_bytes(), &mut events);
         let block = fill.repeat((64 * 1024 / fill.len().max(1)).max(1));
@@ -131,7 +165,7 @@ fn decode(input: &Value, limit: usize) -> Result<Vec<FrameEvent>, CheckError> {
         }
         dec.push(tail.as_bytes(), &mut events);
     } else {
-        return Err(bad("message", "expected `raw` or `generate`"));
+        return Err(bad("message", "expected `raw`, `raw_hex` or `generate`"));
     }
     events.extend(dec.finish());
     Ok(events)
@@ -151,12 +185,14 @@ fn check_message(input: &Value, limits: &Limits) -> Result<Report, CheckError> {
         let index = outputs.len();
         let (finding, output) = match event {
             FrameEvent::Oversized { bytes, prefix } => {
-                let id = json::parse_frame(&prefix, limits.max_depth).err().and_then(|r| r.id);
+                let id = json::recover_id(&prefix);
                 let f = Finding::new(
                     Code::FrameTooLarge,
                     Severity::High,
                     "",
-                    format!("frame of {bytes} bytes exceeds the limit of {limit} bytes; discarded while reading"),
+                    format!(
+                        "frame of {bytes} bytes exceeds the limit of {limit} bytes; discarded while reading"
+                    ),
                 );
                 let answer = envelope::error_response(
                     id.as_ref(),
@@ -166,7 +202,9 @@ fn check_message(input: &Value, limits: &Limits) -> Result<Report, CheckError> {
                 );
                 (Some(f), refusal_output(&answer))
             }
-            FrameEvent::Frame(bytes) => one_frame(&bytes, input.get("method").and_then(Value::as_str), limits),
+            FrameEvent::Frame(bytes) => {
+                one_frame(&bytes, input.get("method").and_then(Value::as_str), limits)
+            }
         };
         if let Some(mut f) = finding {
             if index > 0 {
@@ -179,7 +217,11 @@ fn check_message(input: &Value, limits: &Limits) -> Result<Report, CheckError> {
     if outputs.is_empty() {
         return Err(bad("message", "no frame in input"));
     }
-    let output = if outputs.len() == 1 { outputs.pop() } else { Some(Value::Array(outputs)) };
+    let output = if outputs.len() == 1 {
+        outputs.pop()
+    } else {
+        Some(Value::Array(outputs))
+    };
     Ok(Report::from_findings(findings, false, output))
 }
 
@@ -187,13 +229,30 @@ fn refusal_output(answer: &[u8]) -> Value {
     json!({"action": "refuse", "answer": serde_json::from_slice::<Value>(answer).unwrap_or(Value::Null)})
 }
 
-fn one_frame(bytes: &[u8], answered_method: Option<&str>, limits: &Limits) -> (Option<Finding>, Value) {
+fn one_frame(
+    bytes: &[u8],
+    answered_method: Option<&str>,
+    limits: &Limits,
+) -> (Option<Finding>, Value) {
     let map = match json::parse_frame(bytes, limits.max_depth) {
         Ok(map) => map,
         Err(rejected) => {
-            let code = if rejected.error.is_parse_error() { codes::PARSE_ERROR } else { codes::INVALID_REQUEST };
-            let id = if rejected.error.is_parse_error() { None } else { rejected.id.as_ref() };
-            let f = Finding::new(rejected.error.code(), Severity::High, rejected.error.path(), rejected.error.to_string());
+            let code = if rejected.error.is_parse_error() {
+                codes::PARSE_ERROR
+            } else {
+                codes::INVALID_REQUEST
+            };
+            let id = if rejected.error.is_parse_error() {
+                None
+            } else {
+                rejected.id.as_ref()
+            };
+            let f = Finding::new(
+                rejected.error.code(),
+                Severity::High,
+                rejected.error.path(),
+                rejected.error.to_string(),
+            );
             let answer = envelope::error_response(
                 id,
                 code,
@@ -206,12 +265,16 @@ fn one_frame(bytes: &[u8], answered_method: Option<&str>, limits: &Limits) -> (O
     let id = map.get("id").cloned();
     let refuse = |code: Code, message: String| {
         let answer = envelope::error_response(
-            id.as_ref().filter(|v| envelope::Id::from_value(v).is_some()),
+            id.as_ref()
+                .filter(|v| envelope::Id::from_value(v).is_some()),
             codes::INVALID_REQUEST,
             &format!("Message refused: {message}"),
             json!({"reason": code.as_str()}),
         );
-        (Some(Finding::new(code, Severity::High, "", message)), refusal_output(&answer))
+        (
+            Some(Finding::new(code, Severity::High, "", message)),
+            refusal_output(&answer),
+        )
     };
     let kind = match envelope::classify(&map) {
         Ok(k) => k,
@@ -221,17 +284,23 @@ fn one_frame(bytes: &[u8], answered_method: Option<&str>, limits: &Limits) -> (O
         Kind::Request { method, .. } | Kind::Notification { method } => {
             methods::check_request_params(method, map.get("params"))
         }
-        Kind::Result { .. } => answered_method.map_or(Ok(()), |m| methods::check_result(m, &map["result"])),
+        Kind::Result { .. } => {
+            answered_method.map_or(Ok(()), |m| methods::check_result(m, &map["result"]))
+        }
         Kind::Error { .. } => Ok(()),
     };
     if let Err(e) = structure {
         return refuse(Code::MalformedMessage, e.to_string());
     }
     let described = match kind {
-        Kind::Request { id, method } => json!({"kind": "request", "id": id.to_value(), "method": method}),
+        Kind::Request { id, method } => {
+            json!({"kind": "request", "id": id.to_value(), "method": method})
+        }
         Kind::Notification { method } => json!({"kind": "notification", "method": method}),
         Kind::Result { id } => json!({"kind": "result", "id": id.to_value()}),
-        Kind::Error { id, code } => json!({"kind": "error", "id": id.map(|i| i.to_value()), "code": code}),
+        Kind::Error { id, code } => {
+            json!({"kind": "error", "id": id.map(|i| i.to_value()), "code": code})
+        }
     };
     (None, json!({"action": "forward", "message": described}))
 }

@@ -20,7 +20,11 @@ impl Id {
     pub fn from_value(v: &Value) -> Option<Self> {
         match v {
             Value::String(s) => Some(Self::Str(s.clone())),
-            Value::Number(n) => n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from)).map(Self::Int),
+            Value::Number(n) => n
+                .as_i64()
+                .map(i128::from)
+                .or_else(|| n.as_u64().map(i128::from))
+                .map(Self::Int),
             _ => None,
         }
     }
@@ -117,7 +121,10 @@ pub fn classify(msg: &Map<String, Value>) -> Result<Kind, EnvelopeError> {
         return Err(EnvelopeError::Version);
     }
     if let Some(method) = msg.get("method") {
-        let method = method.as_str().filter(|m| !m.is_empty()).ok_or(EnvelopeError::Method)?;
+        let method = method
+            .as_str()
+            .filter(|m| !m.is_empty())
+            .ok_or(EnvelopeError::Method)?;
         if msg.contains_key("result") || msg.contains_key("error") {
             return Err(EnvelopeError::RequestWithOutcome);
         }
@@ -125,7 +132,9 @@ pub fn classify(msg: &Map<String, Value>) -> Result<Kind, EnvelopeError> {
             return Err(EnvelopeError::Params);
         }
         return match msg.get("id") {
-            None => Ok(Kind::Notification { method: method.to_owned() }),
+            None => Ok(Kind::Notification {
+                method: method.to_owned(),
+            }),
             Some(id) => Ok(Kind::Request {
                 id: Id::from_value(id).ok_or(EnvelopeError::RequestId)?,
                 method: method.to_owned(),
@@ -134,7 +143,10 @@ pub fn classify(msg: &Map<String, Value>) -> Result<Kind, EnvelopeError> {
     }
     match (msg.get("result"), msg.get("error")) {
         (Some(result), None) => {
-            let id = msg.get("id").and_then(Id::from_value).ok_or(EnvelopeError::ResponseId)?;
+            let id = msg
+                .get("id")
+                .and_then(Id::from_value)
+                .ok_or(EnvelopeError::ResponseId)?;
             if !result.is_object() {
                 return Err(EnvelopeError::ResultNotObject);
             }
@@ -203,55 +215,119 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn kind(v: Value) -> Result<Kind, EnvelopeError> {
+    fn kind(v: &Value) -> Result<Kind, EnvelopeError> {
         classify(v.as_object().unwrap())
     }
 
     #[test]
     fn classifies() {
-        assert_eq!(kind(json!({"jsonrpc":"2.0","id":1,"method":"ping"})).unwrap(), Kind::Request {
-            id: Id::Int(1),
-            method: "ping".into()
-        });
         assert_eq!(
-            kind(json!({"jsonrpc":"2.0","method":"notifications/initialized"})).unwrap(),
-            Kind::Notification { method: "notifications/initialized".into() }
+            kind(&json!({"jsonrpc":"2.0","id":1,"method":"ping"})).unwrap(),
+            Kind::Request {
+                id: Id::Int(1),
+                method: "ping".into()
+            }
         );
-        assert_eq!(kind(json!({"jsonrpc":"2.0","id":"a","result":{}})).unwrap(), Kind::Result { id: Id::Str("a".into()) });
-        assert_eq!(kind(json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}})).unwrap(), Kind::Error {
-            id: None,
-            code: -32700
-        });
+        assert_eq!(
+            kind(&json!({"jsonrpc":"2.0","method":"notifications/initialized"})).unwrap(),
+            Kind::Notification {
+                method: "notifications/initialized".into()
+            }
+        );
+        assert_eq!(
+            kind(&json!({"jsonrpc":"2.0","id":"a","result":{}})).unwrap(),
+            Kind::Result {
+                id: Id::Str("a".into())
+            }
+        );
+        assert_eq!(
+            kind(&json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}))
+                .unwrap(),
+            Kind::Error {
+                id: None,
+                code: -32700
+            }
+        );
     }
 
     #[test]
     fn rejects() {
-        assert_eq!(kind(json!({"jsonrpc":"1.0","id":42,"method":"tools/list"})), Err(EnvelopeError::Version));
-        assert_eq!(kind(json!({"id":42,"method":"tools/list"})), Err(EnvelopeError::Version));
-        assert_eq!(kind(json!({"jsonrpc":"2.0","id":null,"method":"x"})), Err(EnvelopeError::RequestId));
-        assert_eq!(kind(json!({"jsonrpc":"2.0","id":1.5,"method":"x"})), Err(EnvelopeError::RequestId));
-        assert_eq!(kind(json!({"jsonrpc":"2.0","id":true,"method":"x"})), Err(EnvelopeError::RequestId));
-        assert_eq!(kind(json!({"jsonrpc":"2.0","id":1,"method":""})), Err(EnvelopeError::Method));
-        assert_eq!(kind(json!({"jsonrpc":"2.0","id":1,"method":"x","params":[1]})), Err(EnvelopeError::Params));
-        assert_eq!(kind(json!({"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}})), Err(EnvelopeError::Outcome));
-        assert_eq!(kind(json!({"jsonrpc":"2.0","id":1})), Err(EnvelopeError::Outcome));
-        assert_eq!(kind(json!({"jsonrpc":"2.0","id":null,"result":{}})), Err(EnvelopeError::ResponseId));
-        assert_eq!(kind(json!({"jsonrpc":"2.0","id":1,"result":[]})), Err(EnvelopeError::ResultNotObject));
-        assert_eq!(kind(json!({"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"m"}})), Err(EnvelopeError::ErrorObject));
-        assert_eq!(kind(json!({"jsonrpc":"2.0","id":1,"method":"x","result":{}})), Err(EnvelopeError::RequestWithOutcome));
+        assert_eq!(
+            kind(&json!({"jsonrpc":"1.0","id":42,"method":"tools/list"})),
+            Err(EnvelopeError::Version)
+        );
+        assert_eq!(
+            kind(&json!({"id":42,"method":"tools/list"})),
+            Err(EnvelopeError::Version)
+        );
+        assert_eq!(
+            kind(&json!({"jsonrpc":"2.0","id":null,"method":"x"})),
+            Err(EnvelopeError::RequestId)
+        );
+        assert_eq!(
+            kind(&json!({"jsonrpc":"2.0","id":1.5,"method":"x"})),
+            Err(EnvelopeError::RequestId)
+        );
+        assert_eq!(
+            kind(&json!({"jsonrpc":"2.0","id":true,"method":"x"})),
+            Err(EnvelopeError::RequestId)
+        );
+        assert_eq!(
+            kind(&json!({"jsonrpc":"2.0","id":1,"method":""})),
+            Err(EnvelopeError::Method)
+        );
+        assert_eq!(
+            kind(&json!({"jsonrpc":"2.0","id":1,"method":"x","params":[1]})),
+            Err(EnvelopeError::Params)
+        );
+        assert_eq!(
+            kind(&json!({"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"m"}})),
+            Err(EnvelopeError::Outcome)
+        );
+        assert_eq!(
+            kind(&json!({"jsonrpc":"2.0","id":1})),
+            Err(EnvelopeError::Outcome)
+        );
+        assert_eq!(
+            kind(&json!({"jsonrpc":"2.0","id":null,"result":{}})),
+            Err(EnvelopeError::ResponseId)
+        );
+        assert_eq!(
+            kind(&json!({"jsonrpc":"2.0","id":1,"result":[]})),
+            Err(EnvelopeError::ResultNotObject)
+        );
+        assert_eq!(
+            kind(&json!({"jsonrpc":"2.0","id":1,"error":{"code":"x","message":"m"}})),
+            Err(EnvelopeError::ErrorObject)
+        );
+        assert_eq!(
+            kind(&json!({"jsonrpc":"2.0","id":1,"method":"x","result":{}})),
+            Err(EnvelopeError::RequestWithOutcome)
+        );
     }
 
     #[test]
     fn ids() {
-        assert_eq!(Id::from_value(&json!(u64::MAX)), Some(Id::Int(i128::from(u64::MAX))));
+        assert_eq!(
+            Id::from_value(&json!(u64::MAX)),
+            Some(Id::Int(i128::from(u64::MAX)))
+        );
         assert_eq!(Id::Int(i128::from(u64::MAX)).to_value(), json!(u64::MAX));
         assert_ne!(Id::from_value(&json!("1")), Id::from_value(&json!(1)));
     }
 
     #[test]
     fn error_frame_shape() {
-        let f = error_response(Some(&json!(3)), codes::REQUEST_TIMEOUT, "timed out", json!({"reason":"request_timeout"}));
+        let f = error_response(
+            Some(&json!(3)),
+            codes::REQUEST_TIMEOUT,
+            "timed out",
+            json!({"reason":"request_timeout"}),
+        );
         let v: Value = serde_json::from_slice(&f).unwrap();
-        assert_eq!(v, json!({"jsonrpc":"2.0","id":3,"error":{"code":-32053,"message":"timed out","data":{"reason":"request_timeout"}}}));
+        assert_eq!(
+            v,
+            json!({"jsonrpc":"2.0","id":3,"error":{"code":-32053,"message":"timed out","data":{"reason":"request_timeout"}}})
+        );
     }
 }

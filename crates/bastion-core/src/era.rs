@@ -43,8 +43,20 @@ impl Era {
             return Some(Self::Stateless);
         }
         let date_shaped = version.len() == 10
-            && version.bytes().enumerate().all(|(i, b)| if i == 4 || i == 7 { b == b'-' } else { b.is_ascii_digit() });
-        date_shaped.then(|| if version > "2025-11-25" { Self::Stateless } else { Self::Legacy })
+            && version.bytes().enumerate().all(|(i, b)| {
+                if i == 4 || i == 7 {
+                    b == b'-'
+                } else {
+                    b.is_ascii_digit()
+                }
+            });
+        date_shaped.then(|| {
+            if version > "2025-11-25" {
+                Self::Stateless
+            } else {
+                Self::Legacy
+            }
+        })
     }
 }
 
@@ -59,7 +71,9 @@ pub fn from_host_request(method: &str, params: Option<&Value>) -> Option<(Era, O
         .and_then(Value::as_str);
     match method {
         "initialize" => {
-            let v = params.and_then(|p| p.get("protocolVersion")).and_then(Value::as_str);
+            let v = params
+                .and_then(|p| p.get("protocolVersion"))
+                .and_then(Value::as_str);
             Some((Era::Legacy, v.map(str::to_owned)))
         }
         "server/discover" => Some((Era::Stateless, meta_version.map(str::to_owned))),
@@ -89,10 +103,20 @@ mod tests {
     #[test]
     fn from_requests() {
         let init = json!({"protocolVersion":"2025-06-18","capabilities":{}});
-        assert_eq!(from_host_request("initialize", Some(&init)), Some((Era::Legacy, Some("2025-06-18".into()))));
-        let call = json!({"name":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}});
-        assert_eq!(from_host_request("tools/call", Some(&call)), Some((Era::Stateless, Some("2026-07-28".into()))));
-        assert_eq!(from_host_request("server/discover", None), Some((Era::Stateless, None)));
+        assert_eq!(
+            from_host_request("initialize", Some(&init)),
+            Some((Era::Legacy, Some("2025-06-18".into())))
+        );
+        let call =
+            json!({"name":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}});
+        assert_eq!(
+            from_host_request("tools/call", Some(&call)),
+            Some((Era::Stateless, Some("2026-07-28".into())))
+        );
+        assert_eq!(
+            from_host_request("server/discover", None),
+            Some((Era::Stateless, None))
+        );
         assert_eq!(from_host_request("tools/list", None), None);
     }
 }

@@ -87,7 +87,7 @@ impl fmt::Display for Verdict {
 
 macro_rules! finding_codes {
     ($( $(#[$doc:meta])* $variant:ident => $name:literal, $what:literal; )*) => {
-        /// Stable finding identifiers (snake_case on the wire). The table printed by
+        /// Stable finding identifiers (`snake_case` on the wire). The table printed by
         /// [`Code::table`] is the one documented list (see `docs/finding-codes.md`).
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         #[non_exhaustive]
@@ -99,7 +99,7 @@ macro_rules! finding_codes {
             /// Every code, in declaration order.
             pub const ALL: &'static [Code] = &[ $( Code::$variant, )* ];
 
-            /// The stable snake_case identifier.
+            /// The stable `snake_case` identifier.
             pub const fn as_str(self) -> &'static str {
                 match self { $( Code::$variant => $name, )* }
             }
@@ -109,7 +109,7 @@ macro_rules! finding_codes {
                 match self { $( Code::$variant => $what, )* }
             }
 
-            /// Looks a code up by its snake_case identifier.
+            /// Looks a code up by its `snake_case` identifier.
             pub fn from_name(name: &str) -> Option<Self> {
                 match name { $( $name => Some(Code::$variant), )* _ => None }
             }
@@ -265,8 +265,18 @@ pub struct Finding {
 
 impl Finding {
     /// Builds a finding.
-    pub fn new(code: Code, severity: Severity, path: impl Into<String>, message: impl Into<String>) -> Self {
-        Self { code, severity, path: path.into(), message: message.into() }
+    pub fn new(
+        code: Code,
+        severity: Severity,
+        path: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        Self {
+            code,
+            severity,
+            path: path.into(),
+            message: message.into(),
+        }
     }
 }
 
@@ -285,8 +295,16 @@ pub struct Report {
 
 impl Report {
     /// A report whose verdict is derived from `findings` (see [`Verdict::from_findings`]).
-    pub fn from_findings(findings: Vec<Finding>, sanitized: bool, output: Option<serde_json::Value>) -> Self {
-        Self { verdict: Verdict::from_findings(&findings, sanitized), findings, output }
+    pub fn from_findings(
+        findings: Vec<Finding>,
+        sanitized: bool,
+        output: Option<serde_json::Value>,
+    ) -> Self {
+        Self {
+            verdict: Verdict::from_findings(&findings, sanitized),
+            findings,
+            output,
+        }
     }
 }
 
@@ -314,9 +332,18 @@ mod tests {
         let f = |s| Finding::new(Code::ZeroWidth, s, "", "m");
         assert_eq!(Verdict::from_findings(&[], false), Verdict::Allow);
         assert_eq!(Verdict::from_findings(&[], true), Verdict::Sanitize);
-        assert_eq!(Verdict::from_findings(&[f(Severity::Info)], false), Verdict::Allow);
-        assert_eq!(Verdict::from_findings(&[f(Severity::Warn)], true), Verdict::Flag);
-        assert_eq!(Verdict::from_findings(&[f(Severity::Warn), f(Severity::High)], false), Verdict::Block);
+        assert_eq!(
+            Verdict::from_findings(&[f(Severity::Info)], false),
+            Verdict::Allow
+        );
+        assert_eq!(
+            Verdict::from_findings(&[f(Severity::Warn)], true),
+            Verdict::Flag
+        );
+        assert_eq!(
+            Verdict::from_findings(&[f(Severity::Warn), f(Severity::High)], false),
+            Verdict::Block
+        );
     }
 
     #[test]
@@ -325,7 +352,11 @@ mod tests {
         for code in Code::ALL {
             assert!(seen.insert(code.as_str()), "duplicate {code}");
             assert_eq!(Code::from_name(code.as_str()), Some(*code));
-            assert!(code.as_str().chars().all(|c| c.is_ascii_lowercase() || c == '_' || c.is_ascii_digit()));
+            assert!(
+                code.as_str()
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c == '_' || c.is_ascii_digit())
+            );
         }
         let json = serde_json::to_string(&Code::DuplicateKey).unwrap();
         assert_eq!(json, "\"duplicate_key\"");

@@ -49,12 +49,21 @@ struct Discard {
 impl FrameDecoder {
     /// A decoder for frames of at most `limit` bytes (newline excluded).
     pub fn new(limit: usize) -> Self {
-        Self { limit, buf: Vec::new(), discarding: None }
+        Self {
+            limit,
+            buf: Vec::new(),
+            discarding: None,
+        }
     }
 
     /// `true` when part of a frame has been read but not its newline.
     pub fn has_partial(&self) -> bool {
         !self.buf.is_empty() || self.discarding.is_some()
+    }
+
+    /// The bytes of the partial frame buffered so far (empty while discarding).
+    pub fn partial(&self) -> &[u8] {
+        &self.buf
     }
 
     /// Bytes currently buffered (never more than `limit`).
@@ -71,7 +80,11 @@ impl FrameDecoder {
         };
         self.buf = Vec::new();
         // Whatever else of this line arrives belongs to the dropped frame.
-        self.discarding = Some(Discard { seen, prefix: Vec::new(), report: false });
+        self.discarding = Some(Discard {
+            seen,
+            prefix: Vec::new(),
+            report: false,
+        });
         seen
     }
 
@@ -93,7 +106,11 @@ impl FrameDecoder {
                 prefix.truncate(PREFIX_KEEP);
                 let room = PREFIX_KEEP.saturating_sub(prefix.len());
                 prefix.extend_from_slice(&piece[..piece.len().min(room)]);
-                self.discarding = Some(Discard { seen, prefix, report: true });
+                self.discarding = Some(Discard {
+                    seen,
+                    prefix,
+                    report: true,
+                });
             } else if newline.is_some() && self.buf.is_empty() {
                 // Fast path: the whole frame is inside this chunk.
                 emit(piece.to_vec(), out);
@@ -104,7 +121,10 @@ impl FrameDecoder {
             chunk = &chunk[nl + 1..];
             if let Some(d) = self.discarding.take() {
                 if d.report {
-                    out.push(FrameEvent::Oversized { bytes: d.seen, prefix: d.prefix });
+                    out.push(FrameEvent::Oversized {
+                        bytes: d.seen,
+                        prefix: d.prefix,
+                    });
                 }
             } else if !self.buf.is_empty() {
                 emit(std::mem::take(&mut self.buf), out);
@@ -116,7 +136,10 @@ impl FrameDecoder {
     /// oversized); `None` when nothing was pending.
     pub fn finish(&mut self) -> Option<FrameEvent> {
         if let Some(d) = self.discarding.take() {
-            return d.report.then_some(FrameEvent::Oversized { bytes: d.seen, prefix: d.prefix });
+            return d.report.then_some(FrameEvent::Oversized {
+                bytes: d.seen,
+                prefix: d.prefix,
+            });
         }
         let buf = std::mem::take(&mut self.buf);
         (!buf.iter().all(u8::is_ascii_whitespace)).then_some(FrameEvent::Frame(buf))
@@ -150,18 +173,23 @@ mod tests {
 
     #[test]
     fn splits_lines_across_chunks() {
-        assert_eq!(run(100, &[b"{\"a\":1}\n{\"b\"", b":2}\n\n  \n{\"c\":3}"]), vec![
-            frame("{\"a\":1}"),
-            frame("{\"b\":2}"),
-            frame("{\"c\":3}")
-        ]);
+        assert_eq!(
+            run(100, &[b"{\"a\":1}\n{\"b\"", b":2}\n\n  \n{\"c\":3}"]),
+            vec![frame("{\"a\":1}"), frame("{\"b\":2}"), frame("{\"c\":3}")]
+        );
     }
 
     #[test]
     fn exactly_at_limit_passes_one_over_fails() {
         assert_eq!(run(5, &[b"12345\n"]), vec![frame("12345")]);
         let out = run(5, &[b"123", b"456\n", b"ok\n"]);
-        assert_eq!(out[0], FrameEvent::Oversized { bytes: 6, prefix: b"123456".to_vec() });
+        assert_eq!(
+            out[0],
+            FrameEvent::Oversized {
+                bytes: 6,
+                prefix: b"123456".to_vec()
+            }
+        );
         assert_eq!(out[1], frame("ok"));
     }
 
@@ -182,7 +210,7 @@ mod tests {
                 assert_eq!(prefix.len(), PREFIX_KEEP);
                 assert!(prefix.starts_with(b"{\"id\":3"));
             }
-            other => panic!("{other:?}"),
+            other @ FrameEvent::Frame(_) => panic!("{other:?}"),
         }
         assert_eq!(out[1], frame("{\"next\":1}"));
     }

@@ -55,7 +55,11 @@ impl Default for Limits {
 impl Limits {
     /// The answer deadline for a host request of `method`, ms.
     pub fn timeout_for(&self, method: &str) -> u64 {
-        if method == "tools/call" { self.tool_call_timeout_ms } else { self.request_timeout_ms }
+        if method == "tools/call" {
+            self.tool_call_timeout_ms
+        } else {
+            self.request_timeout_ms
+        }
     }
 
     /// Frame limit for a direction.

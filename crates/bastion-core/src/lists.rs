@@ -25,7 +25,11 @@ pub fn shape_of(method: &str) -> Option<ListShape> {
         "tools/list" => ("tools", "name", DescriptorKind::Tool),
         "prompts/list" => ("prompts", "name", DescriptorKind::Prompt),
         "resources/list" => ("resources", "uri", DescriptorKind::Resource),
-        "resources/templates/list" => ("resourceTemplates", "uriTemplate", DescriptorKind::ResourceTemplate),
+        "resources/templates/list" => (
+            "resourceTemplates",
+            "uriTemplate",
+            DescriptorKind::ResourceTemplate,
+        ),
         _ => return None,
     };
     Some(ListShape { member, key, kind })
@@ -55,17 +59,27 @@ pub struct ListOutcome {
 impl ListOutcome {
     /// Keys of the withheld items.
     pub fn withheld(&self) -> impl Iterator<Item = &str> {
-        self.items.iter().filter(|i| i.verdict == Verdict::Block).map(|i| i.key.as_str())
+        self.items
+            .iter()
+            .filter(|i| i.verdict == Verdict::Block)
+            .map(|i| i.key.as_str())
     }
 
     /// Keys of items passed with a warning.
     pub fn flagged(&self) -> impl Iterator<Item = &str> {
-        self.items.iter().filter(|i| i.verdict == Verdict::Flag).map(|i| i.key.as_str())
+        self.items
+            .iter()
+            .filter(|i| i.verdict == Verdict::Flag)
+            .map(|i| i.key.as_str())
     }
 
     /// The list's overall verdict (the worst item).
     pub fn verdict(&self) -> Verdict {
-        self.items.iter().map(|i| i.verdict).max().unwrap_or(Verdict::Allow)
+        self.items
+            .iter()
+            .map(|i| i.verdict)
+            .max()
+            .unwrap_or(Verdict::Allow)
     }
 }
 
@@ -74,37 +88,64 @@ impl ListOutcome {
 /// [`crate::methods::check_result`].
 pub fn inspect_list(shape: ListShape, result: &Value) -> ListOutcome {
     let Some(list) = result.get(shape.member).and_then(Value::as_array) else {
-        return ListOutcome { rewritten: None, items: Vec::new() };
+        return ListOutcome {
+            rewritten: None,
+            items: Vec::new(),
+        };
     };
     let base = pointer_push("", shape.member);
     let mut counts: HashMap<&str, usize> = HashMap::new();
     for item in list {
-        *counts.entry(item.get(shape.key).and_then(Value::as_str).unwrap_or("")).or_default() += 1;
+        *counts
+            .entry(item.get(shape.key).and_then(Value::as_str).unwrap_or(""))
+            .or_default() += 1;
     }
     let mut items = Vec::with_capacity(list.len());
     for (index, item) in list.iter().enumerate() {
         let path = pointer_push(&base, &index.to_string());
-        let key = item.get(shape.key).and_then(Value::as_str).unwrap_or("").to_owned();
+        let key = item
+            .get(shape.key)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
         let mut findings = scan_descriptor(shape.kind, item, &path);
         if counts.get(key.as_str()).copied().unwrap_or(0) > 1 {
             findings.push(Finding::new(
                 Code::DuplicateName,
                 Severity::High,
                 pointer_push(&path, shape.key),
-                format!("{} {key:?} appears more than once in the list; all copies are withheld", shape.key),
+                format!(
+                    "{} {key:?} appears more than once in the list; all copies are withheld",
+                    shape.key
+                ),
             ));
         }
         let verdict = Verdict::from_findings(&findings, false);
-        items.push(ItemOutcome { key, verdict, findings });
+        items.push(ItemOutcome {
+            key,
+            verdict,
+            findings,
+        });
     }
-    let kept: Vec<(&str, &Value)> =
-        list.iter().zip(&items).filter(|(_, o)| o.verdict != Verdict::Block).map(|(v, o)| (o.key.as_str(), v)).collect();
+    let kept: Vec<(&str, &Value)> = list
+        .iter()
+        .zip(&items)
+        .filter(|(_, o)| o.verdict != Verdict::Block)
+        .map(|(v, o)| (o.key.as_str(), v))
+        .collect();
     let mut sorted = kept.clone();
     sorted.sort_by(|a, b| a.0.cmp(b.0));
-    let unchanged = kept.len() == list.len() && sorted.iter().zip(&kept).all(|(a, b)| std::ptr::eq(a.1, b.1));
+    let unchanged = kept.len() == list.len()
+        && sorted
+            .iter()
+            .zip(&kept)
+            .all(|(a, b)| std::ptr::eq(a.1, b.1));
     let rewritten = (!unchanged).then(|| {
         let mut out: Map<String, Value> = result.as_object().cloned().unwrap_or_default();
-        out.insert(shape.member.to_owned(), Value::Array(sorted.into_iter().map(|(_, v)| v.clone()).collect()));
+        out.insert(
+            shape.member.to_owned(),
+            Value::Array(sorted.into_iter().map(|(_, v)| v.clone()).collect()),
+        );
         Value::Object(out)
     });
     ListOutcome { rewritten, items }
@@ -123,7 +164,10 @@ pub struct InstructionsOutcome {
 /// instructions are removed from the result (the rest of the handshake is kept).
 pub fn inspect_instructions(result: &Value) -> InstructionsOutcome {
     let Some(text) = result.get("instructions") else {
-        return InstructionsOutcome { findings: Vec::new(), rewritten: None };
+        return InstructionsOutcome {
+            findings: Vec::new(),
+            rewritten: None,
+        };
     };
     let findings = scan_descriptor(DescriptorKind::ServerInstructions, text, "/instructions");
     let rewritten = (Verdict::from_findings(&findings, false) == Verdict::Block).then(|| {
@@ -131,5 +175,8 @@ pub fn inspect_instructions(result: &Value) -> InstructionsOutcome {
         out.shift_remove("instructions");
         Value::Object(out)
     });
-    InstructionsOutcome { findings, rewritten }
+    InstructionsOutcome {
+        findings,
+        rewritten,
+    }
 }

@@ -19,14 +19,24 @@ pub struct StructureError {
     pub detail: String,
 }
 
-fn view<'a, T: Deserialize<'a>>(what: &'static str, method: &str, value: &'a Value) -> Result<(), StructureError> {
-    T::deserialize(value)
-        .map(drop)
-        .map_err(|e| StructureError { what, method: method.to_owned(), detail: e.to_string() })
+fn view<'a, T: Deserialize<'a>>(
+    what: &'static str,
+    method: &str,
+    value: &'a Value,
+) -> Result<(), StructureError> {
+    T::deserialize(value).map(drop).map_err(|e| StructureError {
+        what,
+        method: method.to_owned(),
+        detail: e.to_string(),
+    })
 }
 
 fn fail(what: &'static str, method: &str, detail: &str) -> StructureError {
-    StructureError { what, method: method.to_owned(), detail: detail.to_owned() }
+    StructureError {
+        what,
+        method: method.to_owned(),
+        detail: detail.to_owned(),
+    }
 }
 
 /// Checks the `result` of a response to a request of `method` (server → host for host
@@ -42,10 +52,16 @@ fn fail(what: &'static str, method: &str, detail: &str) -> StructureError {
 pub fn check_result(method: &str, result: &Value) -> Result<(), StructureError> {
     const R: &str = "result";
     if let Some(rt) = result.get("resultType") {
-        let rt = rt.as_str().ok_or_else(|| fail(R, method, "resultType must be a string"))?;
+        let rt = rt
+            .as_str()
+            .ok_or_else(|| fail(R, method, "resultType must be a string"))?;
         if rt == "input_required" {
             if result.get("inputRequests").is_none() && result.get("requestState").is_none() {
-                return Err(fail(R, method, "input_required result carries neither inputRequests nor requestState"));
+                return Err(fail(
+                    R,
+                    method,
+                    "input_required result carries neither inputRequests nor requestState",
+                ));
             }
             return view::<model::InputRequiredResult>(R, method, result);
         }
@@ -92,14 +108,19 @@ pub fn check_request_params(method: &str, params: Option<&Value>) -> Result<(), 
             if !params_or_empty.get("name").is_some_and(Value::is_string) {
                 return Err(fail(P, method, "name must be a string"));
             }
-            if params_or_empty.get("arguments").is_some_and(|a| !a.is_object()) {
+            if params_or_empty
+                .get("arguments")
+                .is_some_and(|a| !a.is_object())
+            {
                 return Err(fail(P, method, "arguments must be an object"));
             }
             view::<model::CallToolRequestParams>(P, method, params_or_empty)
         }
         "prompts/get" => view::<model::GetPromptRequestParams>(P, method, params_or_empty),
         "resources/read" => view::<model::ReadResourceRequestParams>(P, method, params_or_empty),
-        "sampling/createMessage" => view::<model::CreateMessageRequestParams>(P, method, params_or_empty),
+        "sampling/createMessage" => {
+            view::<model::CreateMessageRequestParams>(P, method, params_or_empty)
+        }
         "elicitation/create" => view::<model::ElicitRequestParams>(P, method, params_or_empty),
         _ => Ok(()),
     }
@@ -112,14 +133,35 @@ mod tests {
 
     #[test]
     fn tools_list_and_call() {
-        let ok = json!({"tools":[{"name":"echo","inputSchema":{"type":"object"},"unknownField":1}]});
+        let ok =
+            json!({"tools":[{"name":"echo","inputSchema":{"type":"object"},"unknownField":1}]});
         assert!(check_result("tools/list", &ok).is_ok());
-        assert!(check_result("tools/list", &json!({"tools":[{"inputSchema":{"type":"object"}}]})).is_err());
+        assert!(
+            check_result(
+                "tools/list",
+                &json!({"tools":[{"inputSchema":{"type":"object"}}]})
+            )
+            .is_err()
+        );
         assert!(check_result("tools/list", &json!({"tools":{}})).is_err());
-        assert!(check_result("tools/call", &json!({"content":[{"type":"text","text":"hi"}]})).is_ok());
-        assert!(check_result("tools/call", &json!({"content":[{"type":"text","text":5}]})).is_err());
+        assert!(
+            check_result(
+                "tools/call",
+                &json!({"content":[{"type":"text","text":"hi"}]})
+            )
+            .is_ok()
+        );
+        assert!(
+            check_result("tools/call", &json!({"content":[{"type":"text","text":5}]})).is_err()
+        );
         assert!(check_result("tools/call", &json!({"isError":true})).is_err());
-        assert!(check_result("tools/call", &json!({"task":{"taskId":"t","status":"working"}})).is_ok());
+        assert!(
+            check_result(
+                "tools/call",
+                &json!({"task":{"taskId":"t","status":"working"}})
+            )
+            .is_ok()
+        );
     }
 
     #[test]
@@ -132,11 +174,18 @@ mod tests {
 
     #[test]
     fn requests() {
-        assert!(check_request_params("tools/call", Some(&json!({"name":"x","arguments":{}}))).is_ok());
+        assert!(
+            check_request_params("tools/call", Some(&json!({"name":"x","arguments":{}}))).is_ok()
+        );
         assert!(check_request_params("tools/call", Some(&json!({"name":1}))).is_err());
-        assert!(check_request_params("tools/call", Some(&json!({"name":"x","arguments":[1]}))).is_err());
+        assert!(
+            check_request_params("tools/call", Some(&json!({"name":"x","arguments":[1]}))).is_err()
+        );
         assert!(check_request_params("unknown/method", None).is_ok());
         let e = check_request_params("tools/call", None).unwrap_err();
-        assert_eq!(e.to_string(), "params of `tools/call` does not match the MCP schema: name must be a string");
+        assert_eq!(
+            e.to_string(),
+            "params of `tools/call` does not match the MCP schema: name must be a string"
+        );
     }
 }

@@ -13,6 +13,7 @@ use crate::detect::scan_result_text;
 use crate::finding::{Code, Finding, Severity, Verdict, pointer_push};
 use crate::sanitize::{ContentPolicy, sanitize_markup, sanitize_text};
 use serde_json::Value;
+use std::fmt::Write as _;
 
 /// Options for [`inspect_result`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,7 +26,10 @@ pub struct ResultOptions {
 
 impl Default for ResultOptions {
     fn default() -> Self {
-        Self { max_text_bytes: crate::Limits::default().max_text_bytes, content: ContentPolicy::default() }
+        Self {
+            max_text_bytes: crate::Limits::default().max_text_bytes,
+            content: ContentPolicy::default(),
+        }
     }
 }
 
@@ -80,7 +84,10 @@ impl Walk<'_> {
                 *code,
                 Severity::Info,
                 path,
-                format!("removed {} character(s) of class {code} from the text", cleaned.removed),
+                format!(
+                    "removed {} character(s) of class {code} from the text",
+                    cleaned.removed
+                ),
             ));
         }
         let markup = sanitize_markup(&cleaned.text, mime, &self.opts.content, path);
@@ -93,7 +100,10 @@ impl Walk<'_> {
                 cut -= 1;
             }
             let mut t = out[..cut].to_owned();
-            t.push_str(&format!("\n[truncated by mcp-bastion: {original} bytes in total, {cut} shown]"));
+            let _ = write!(
+                t,
+                "\n[truncated by mcp-bastion: {original} bytes in total, {cut} shown]"
+            );
             out = t.into();
             self.findings.push(Finding::new(
                 Code::TextTruncated,
@@ -116,9 +126,15 @@ impl Walk<'_> {
                 if cleaned.removed > 0 {
                     self.removed += cleaned.removed;
                     for code in &cleaned.codes {
-                        self.findings.push(Finding::new(*code, Severity::Info, path, format!("removed characters of class {code}")));
+                        self.findings.push(Finding::new(
+                            *code,
+                            Severity::Info,
+                            path,
+                            format!("removed characters of class {code}"),
+                        ));
                     }
-                    self.edits.push((path.to_owned(), cleaned.text.into_owned()));
+                    self.edits
+                        .push((path.to_owned(), cleaned.text.into_owned()));
                 }
             }
             Value::Array(items) => {
@@ -175,7 +191,12 @@ impl Walk<'_> {
 /// `resources/read` and `prompts/get` pass unchanged. `isError` results are inspected
 /// like any other.
 pub fn inspect_result(method: &str, result: &Value, opts: &ResultOptions) -> ResultOutcome {
-    let mut walk = Walk { opts, edits: Vec::new(), findings: Vec::new(), removed: 0 };
+    let mut walk = Walk {
+        opts,
+        edits: Vec::new(),
+        findings: Vec::new(),
+        removed: 0,
+    };
     match method {
         "tools/call" => {
             if let Some(items) = result.get("content").and_then(Value::as_array) {
@@ -215,7 +236,12 @@ pub fn inspect_result(method: &str, result: &Value, opts: &ResultOptions) -> Res
         }
         _ => {}
     }
-    let Walk { edits, mut findings, removed, .. } = walk;
+    let Walk {
+        edits,
+        mut findings,
+        removed,
+        ..
+    } = walk;
     let rewritten = (!edits.is_empty()).then(|| {
         let mut out = result.clone();
         for (path, text) in edits {
@@ -231,5 +257,10 @@ pub fn inspect_result(method: &str, result: &Value, opts: &ResultOptions) -> Res
         }
     }
     let verdict = Verdict::from_findings(&findings, rewritten.is_some());
-    ResultOutcome { rewritten, findings, removed_chars: removed, verdict }
+    ResultOutcome {
+        rewritten,
+        findings,
+        removed_chars: removed,
+        verdict,
+    }
 }

@@ -3,12 +3,12 @@
 //! Persistent state of MCP Bastion behind one async API: today the audit log; pins,
 //! approvals and the consent ledger join it in later migrations.
 //!
-//! Backend: [`sqlx`] with SQLite as the embedded default (file in WAL mode, created with
+//! Backend: [`sqlx`] with `SQLite` as the embedded default (file in WAL mode, created with
 //! its parent directory). `sqlx` was chosen over `rusqlite` because one async API covers
-//! both SQLite and PostgreSQL (the shared multi-instance store), queries run on the
+//! both `SQLite` and `PostgreSQL` (the shared multi-instance store), queries run on the
 //! tokio runtime the gateway already uses without blocking its workers, and migrations
 //! are versioned by the same tool for both backends. Queries use `$N` placeholders,
-//! which both SQLite and PostgreSQL accept.
+//! which both `SQLite` and `PostgreSQL` accept.
 //!
 //! The store holds data only; what to record and what it means is decided by the core
 //! and the gateway.
@@ -17,9 +17,11 @@ mod audit;
 
 pub use audit::{AuditEvent, AuditQuery};
 
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::SqlSafeStr;
 use sqlx::migrate::{Migration, MigrationType, Migrator};
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::time::Duration;
@@ -29,10 +31,14 @@ use std::time::Duration;
 #[non_exhaustive]
 pub enum StoreError {
     /// The store URL is not one this build understands.
-    #[error("unsupported store URL `{0}`: use sqlite:///absolute/path.db, sqlite://relative.db or sqlite::memory:")]
+    #[error(
+        "unsupported store URL `{0}`: use sqlite:///absolute/path.db, sqlite://relative.db or sqlite::memory:"
+    )]
     UnsupportedUrl(String),
     /// The database could not be opened or created.
-    #[error("cannot open the store at {location}: {source} (check the path, its permissions and free disk space)")]
+    #[error(
+        "cannot open the store at {location}: {source} (check the path, its permissions and free disk space)"
+    )]
     Open {
         /// Where.
         location: String,
@@ -82,16 +88,25 @@ impl Store {
     /// its parent directory; journal mode WAL, `synchronous = NORMAL`, busy timeout 5 s.
     ///
     /// # Errors
-    /// [`StoreError::UnsupportedUrl`] for other schemes (PostgreSQL arrives with the
+    /// [`StoreError::UnsupportedUrl`] for other schemes (`PostgreSQL` arrives with the
     /// shared-store issue), [`StoreError::Open`]/[`StoreError::CreateDir`] when the file
     /// cannot be created, [`StoreError::Migrate`] when the schema cannot be applied.
     pub async fn open(url: &str) -> Result<Self, StoreError> {
         let (options, location) = if url == "sqlite::memory:" {
-            (SqliteConnectOptions::from_str(url).map_err(|source| StoreError::Open { location: url.into(), source })?, url.to_owned())
+            (
+                SqliteConnectOptions::from_str(url).map_err(|source| StoreError::Open {
+                    location: url.into(),
+                    source,
+                })?,
+                url.to_owned(),
+            )
         } else {
             let path = sqlite_path(url)?;
             if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir { path: parent.to_owned(), source })?;
+                std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
+                    path: parent.to_owned(),
+                    source,
+                })?;
             }
             let opts = SqliteConnectOptions::new()
                 .filename(&path)
@@ -106,7 +121,10 @@ impl Store {
             .max_connections(max)
             .connect_with(options)
             .await
-            .map_err(|source| StoreError::Open { location: location.clone(), source })?;
+            .map_err(|source| StoreError::Open {
+                location: location.clone(),
+                source,
+            })?;
         migrator().run(&pool).await?;
         restrict_permissions(&location);
         Ok(Self { pool, location })
@@ -157,10 +175,22 @@ mod tests {
 
     #[test]
     fn urls() {
-        assert_eq!(sqlite_path("sqlite:///tmp/x.db").unwrap(), PathBuf::from("/tmp/x.db"));
-        assert_eq!(sqlite_path("sqlite://rel/x.db").unwrap(), PathBuf::from("rel/x.db"));
+        assert_eq!(
+            sqlite_path("sqlite:///tmp/x.db").unwrap(),
+            PathBuf::from("/tmp/x.db")
+        );
+        assert_eq!(
+            sqlite_path("sqlite://rel/x.db").unwrap(),
+            PathBuf::from("rel/x.db")
+        );
         assert_eq!(sqlite_path("sqlite:x.db").unwrap(), PathBuf::from("x.db"));
-        assert_eq!(sqlite_path("/tmp/y.db").unwrap(), PathBuf::from("/tmp/y.db"));
-        assert!(matches!(sqlite_path("postgres://h/db"), Err(StoreError::UnsupportedUrl(_))));
+        assert_eq!(
+            sqlite_path("/tmp/y.db").unwrap(),
+            PathBuf::from("/tmp/y.db")
+        );
+        assert!(matches!(
+            sqlite_path("postgres://h/db"),
+            Err(StoreError::UnsupportedUrl(_))
+        ));
     }
 }

@@ -1,4 +1,4 @@
-//! Integration tests of the store on real SQLite files.
+//! Integration tests of the store on real `SQLite` files.
 
 use bastion_store::{AuditEvent, AuditQuery, Store, StoreError};
 
@@ -27,29 +27,65 @@ async fn audit_round_trip_on_a_real_file_survives_reopen() {
     let path = dir.path().join("nested/dir/bastion.db");
     let url = format!("sqlite://{}", path.display());
     let store = Store::open(&url).await.unwrap();
-    store.record_audit(&event("a", 1000, "sanitize")).await.unwrap();
-    store.record_audit_batch(&[event("b", 2000, "allow"), event("a", 3000, "block")]).await.unwrap();
+    store
+        .record_audit(&event("a", 1000, "sanitize"))
+        .await
+        .unwrap();
+    store
+        .record_audit_batch(&[event("b", 2000, "allow"), event("a", 3000, "block")])
+        .await
+        .unwrap();
     store.close().await;
 
     assert!(path.is_file());
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
     }
 
     let store = Store::open(&url).await.unwrap();
     let all = store.audit_events(&AuditQuery::default()).await.unwrap();
     assert_eq!(all.len(), 3);
-    assert_eq!(all.iter().map(|e| e.time_ms).collect::<Vec<_>>(), [1000, 2000, 3000]);
+    assert_eq!(
+        all.iter().map(|e| e.time_ms).collect::<Vec<_>>(),
+        [1000, 2000, 3000]
+    );
     assert_eq!(all[0].codes, ["terminal_escape", "control_character"]);
     assert_eq!(all[0].removed_chars, 9);
 
-    let only_a = store.audit_events(&AuditQuery { server: Some("a".into()), ..AuditQuery::default() }).await.unwrap();
-    assert_eq!(only_a.iter().map(|e| e.verdict.as_str()).collect::<Vec<_>>(), ["sanitize", "block"]);
-    let since = store.audit_events(&AuditQuery { since_ms: Some(2000), ..AuditQuery::default() }).await.unwrap();
+    let only_a = store
+        .audit_events(&AuditQuery {
+            server: Some("a".into()),
+            ..AuditQuery::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        only_a
+            .iter()
+            .map(|e| e.verdict.as_str())
+            .collect::<Vec<_>>(),
+        ["sanitize", "block"]
+    );
+    let since = store
+        .audit_events(&AuditQuery {
+            since_ms: Some(2000),
+            ..AuditQuery::default()
+        })
+        .await
+        .unwrap();
     assert_eq!(since.len(), 2);
-    let newest = store.audit_events(&AuditQuery { limit: Some(1), ..AuditQuery::default() }).await.unwrap();
+    let newest = store
+        .audit_events(&AuditQuery {
+            limit: Some(1),
+            ..AuditQuery::default()
+        })
+        .await
+        .unwrap();
     assert_eq!(newest[0].time_ms, 3000);
 }
 
@@ -59,25 +95,43 @@ async fn wal_mode_is_on() {
     let path = dir.path().join("w.db");
     let store = Store::open(path.to_str().unwrap()).await.unwrap();
     store.record_audit(&event("a", 1, "allow")).await.unwrap();
-    assert!(dir.path().join("w.db-wal").exists(), "WAL file should exist while the pool is open");
+    assert!(
+        dir.path().join("w.db-wal").exists(),
+        "WAL file should exist while the pool is open"
+    );
     store.close().await;
 }
 
 #[tokio::test]
 async fn unsupported_and_unopenable_urls_are_typed_errors() {
-    assert!(matches!(Store::open("mysql://x/y").await, Err(StoreError::UnsupportedUrl(_))));
+    assert!(matches!(
+        Store::open("mysql://x/y").await,
+        Err(StoreError::UnsupportedUrl(_))
+    ));
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("file");
     std::fs::write(&file, b"x").unwrap();
     // A path below a regular file cannot be created.
-    let err = Store::open(file.join("sub/db.sqlite").to_str().unwrap()).await.unwrap_err();
+    let err = Store::open(file.join("sub/db.sqlite").to_str().unwrap())
+        .await
+        .unwrap_err();
     assert!(matches!(err, StoreError::CreateDir { .. }), "{err}");
-    assert!(err.to_string().contains("cannot create the store directory"));
+    assert!(
+        err.to_string()
+            .contains("cannot create the store directory")
+    );
 }
 
 #[tokio::test]
 async fn memory_store_for_tests() {
     let store = Store::open("sqlite::memory:").await.unwrap();
     store.record_audit(&event("m", 5, "flag")).await.unwrap();
-    assert_eq!(store.audit_events(&AuditQuery::default()).await.unwrap().len(), 1);
+    assert_eq!(
+        store
+            .audit_events(&AuditQuery::default())
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
 }

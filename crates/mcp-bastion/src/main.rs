@@ -1,1 +1,292 @@
-fn main(){}
+//! `mcp-bastion`: a security gateway between MCP hosts and untrusted MCP servers.
+//!
+//! Commands and exit codes follow DESIGN §3: `0` allowed/success, `1` findings that
+//! flag or block (`scan`, `check`), `2` usage or input error, `3` internal or upstream
+//! failure; `wrap` exits with the wrapped server's exit code.
+
+mod config;
+mod output;
+
+use anyhow::{Context, Result};
+use bastion_core::check::{self, CheckKind};
+use bastion_gateway::{AuditSink, WrapConfig, scan, wrap};
+use bastion_store::{AuditEvent, AuditQuery, Store};
+use clap::{Parser, Subcommand};
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Security gateway for the Model Context Protocol.
+#[derive(Debug, Parser)]
+#[command(name = "mcp-bastion", version, about, long_about = None)]
+struct Cli {
+    /// Configuration file (TOML).
+    #[arg(long, global = true, env = "MCP_BASTION_CONFIG")]
+    config: Option<PathBuf>,
+    /// Store URL (default <sqlite://$XDG_DATA_HOME/mcp-bastion/bastion.db>).
+    #[arg(long, global = true, env = "MCP_BASTION_STORE")]
+    store: Option<String>,
+    /// Machine output: one JSON object (per line for `audit`).
+    #[arg(long, global = true)]
+    json: bool,
+    /// More output on stderr.
+    #[arg(short, long, global = true, conflicts_with = "quiet")]
+    verbose: bool,
+    /// Less output on stderr.
+    #[arg(short, long, global = true)]
+    quiet: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run an MCP server behind the gateway (the host starts this instead of the server).
+    Wrap {
+        /// Server name used in the audit log and errors (default: the command's file name).
+        #[arg(long)]
+        name: Option<String>,
+        /// The server command and its arguments, after `--`.
+        #[arg(last = true, required = true, num_args = 1..)]
+        command: Vec<String>,
+    },
+    /// Start a server, list every tool, prompt, resource and template, and report findings.
+    Scan {
+        /// Server name for messages (default: the command's file name).
+        #[arg(long)]
+        name: Option<String>,
+        /// The server command and its arguments, after `--`.
+        #[arg(last = true, required = true, num_args = 1..)]
+        command: Vec<String>,
+    },
+    /// Run one detector family on one input (a file, or `-` / nothing for stdin).
+    Check {
+        /// message | descriptor | result
+        kind: String,
+        /// Input file (JSON); `-` or absent reads stdin.
+        input: Option<PathBuf>,
+    },
+    /// Print the table of finding codes (markdown).
+    Codes,
+    /// Print the audit log.
+    Audit {
+        /// Only events of this server.
+        #[arg(long)]
+        server: Option<String>,
+        /// Only events since this time: a duration ago (`90s`, `15m`, `2h`, `7d`) or RFC 3339.
+        #[arg(long)]
+        since: Option<String>,
+        /// At most this many (the newest) events.
+        #[arg(long, default_value_t = 100)]
+        limit: i64,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match run(cli) {
+        Ok(code) => ExitCode::from(u8::try_from(code.clamp(0, 255)).unwrap_or(3)),
+        Err(Failure::Input(e)) => {
+            eprintln!("mcp-bastion: {e:#}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Internal(e)) => {
+            eprintln!("mcp-bastion: {e:#}");
+            ExitCode::from(3)
+        }
+    }
+}
+
+/// Exit-code class of an error.
+enum Failure {
+    /// Usage or input error: exit 2.
+    Input(anyhow::Error),
+    /// Internal or upstream failure: exit 3.
+    Internal(anyhow::Error),
+}
+
+fn input<E: Into<anyhow::Error>>(e: E) -> Failure {
+    Failure::Input(e.into())
+}
+
+fn internal<E: Into<anyhow::Error>>(e: E) -> Failure {
+    Failure::Internal(e.into())
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+        .map_err(internal)
+}
+
+fn default_name(command: &[String]) -> String {
+    command.first().map_or_else(
+        || "server".into(),
+        |c| {
+            std::path::Path::new(c)
+                .file_name()
+                .map_or_else(|| c.clone(), |n| n.to_string_lossy().into_owned())
+        },
+    )
+}
+
+fn run(cli: Cli) -> Result<i32, Failure> {
+    let cfg = config::load(cli.config.as_deref()).map_err(input)?;
+    let store_url = cli.store.clone().unwrap_or_else(config::default_store_url);
+    match cli.command {
+        Command::Check { kind, input: path } => {
+            let kind = CheckKind::parse(&kind).map_err(input)?;
+            let text = read_input(path.as_deref()).map_err(input)?;
+            let value = bastion_core::json::parse_value(&text, 10_000)
+                .map_err(|e| input(anyhow::anyhow!("input is not valid JSON: {e}")))?;
+            let report = check::run(kind, &value, &cfg.limits).map_err(input)?;
+            if cli.json {
+                println!("{}", serde_json::to_string(&report).map_err(internal)?);
+            } else {
+                output::print_report(&report);
+            }
+            Ok(check::exit_code(report.verdict))
+        }
+        Command::Codes => {
+            print!("{}", bastion_core::Code::table());
+            Ok(0)
+        }
+        Command::Audit {
+            server,
+            since,
+            limit,
+        } => {
+            let since_ms = since
+                .as_deref()
+                .map(output::parse_since)
+                .transpose()
+                .map_err(input)?;
+            let rt = runtime()?;
+            rt.block_on(async {
+                let store = Store::open(&store_url).await.map_err(internal)?;
+                let events = store
+                    .audit_events(&AuditQuery {
+                        server,
+                        since_ms,
+                        limit: Some(limit),
+                    })
+                    .await
+                    .map_err(internal)?;
+                output::print_audit(&events, cli.json).map_err(internal)?;
+                Ok(0)
+            })
+        }
+        Command::Scan { name, command } => {
+            let name = name.unwrap_or_else(|| default_name(&command));
+            let rt = runtime()?;
+            let report = rt
+                .block_on(scan::scan(&command, &cfg.limits, &name))
+                .map_err(internal)?;
+            output::print_scan(&name, &report, cli.json).map_err(internal)?;
+            rt.block_on(record_scan(&store_url, &name, &report, cli.quiet))
+                .map_err(internal)?;
+            Ok(i32::from(report.verdict() >= bastion_core::Verdict::Flag))
+        }
+        Command::Wrap { name, command } => {
+            let name = name.unwrap_or_else(|| default_name(&command));
+            let mut wcfg = WrapConfig::new(name.clone(), command);
+            wcfg.limits = cfg.limits.clone();
+            wcfg.result.max_text_bytes = cfg.limits.max_text_bytes;
+            wcfg.result.content = cfg.content.clone();
+            wcfg.grace_ms = cfg.gateway.shutdown_grace_ms;
+            let rt = runtime()?;
+            let code = rt.block_on(async {
+                let store = Store::open(&store_url).await.map_err(internal)?;
+                let (sink, writer) = AuditSink::start(store.clone(), &name);
+                let code = wrap(wcfg, tokio::io::stdin(), tokio::io::stdout(), sink)
+                    .await
+                    .map_err(internal)?;
+                // All sinks are dropped with the relay; let the writer drain.
+                let _ = tokio::time::timeout(std::time::Duration::from_secs(5), writer).await;
+                store.close().await;
+                Ok::<i32, Failure>(code)
+            })?;
+            // The host's stdin may still be held by a blocking reader thread: do not
+            // wait for it.
+            rt.shutdown_background();
+            Ok(code)
+        }
+    }
+}
+
+/// Records one audit event per scanned descriptor (direction `gateway`, reason `scan`).
+async fn record_scan(
+    store_url: &str,
+    name: &str,
+    report: &scan::ScanReport,
+    quiet: bool,
+) -> Result<()> {
+    let store = Store::open(store_url).await?;
+    let now = bastion_gateway::now_ms();
+    let events: Vec<AuditEvent> = report
+        .items
+        .iter()
+        .map(|item| {
+            let mut codes: Vec<String> = item
+                .findings
+                .iter()
+                .map(|f| f.code.as_str().to_owned())
+                .collect();
+            codes.dedup();
+            AuditEvent {
+                time_ms: now,
+                server: name.to_owned(),
+                direction: "gateway".into(),
+                message_kind: Some("descriptor".into()),
+                method: Some(
+                    serde_json::to_value(item.kind)
+                        .ok()
+                        .and_then(|v| v.as_str().map(str::to_owned))
+                        .unwrap_or_default(),
+                ),
+                tool: Some(item.key.clone()),
+                verdict: item.verdict.as_str().into(),
+                reason: Some("scan".into()),
+                codes,
+                ..AuditEvent::default()
+            }
+        })
+        .collect();
+    store.record_audit_batch(&events).await?;
+    store.close().await;
+    if !quiet {
+        eprintln!(
+            "mcp-bastion: {} scan result(s) recorded in {} (see `mcp-bastion audit --server {name}`)",
+            events.len(),
+            store.location()
+        );
+    }
+    Ok(())
+}
+
+fn read_input(path: Option<&std::path::Path>) -> Result<Vec<u8>> {
+    let mut buf = Vec::new();
+    match path {
+        None => std::io::stdin()
+            .read_to_end(&mut buf)
+            .context("cannot read stdin")?,
+        Some(p) if p.as_os_str() == "-" => std::io::stdin()
+            .read_to_end(&mut buf)
+            .context("cannot read stdin")?,
+        Some(p) => {
+            buf = std::fs::read(p).with_context(|| format!("cannot read {}", p.display()))?;
+            buf.len()
+        }
+    };
+    Ok(buf)
+}

@@ -1,7 +1,63 @@
-//! Descriptor detectors. OWNER: helper "detectors". API contract (keep these signatures):
+//! Descriptor detectors: what a server publishes about its tools, prompts, resources,
+//! resource templates and itself, checked before the host (and its model) sees it.
+//!
+//! [`scan_descriptor`] runs, on one descriptor (one detector per file of this module):
+//! 1. hidden characters on every string value and member name, recursively
+//!    ([`crate::unicode::scan_hidden`]);
+//! 2. names (`names.rs`): tool names outside `[A-Za-z0-9_.-]{1,128}` are `invalid_name`;
+//!    tool, prompt and prompt-argument names that mix scripts or read as a different
+//!    ASCII name are `mixed_script_identifier` / `confusable_identifier` (UTS #39);
+//!    resource names are display names, where only look-alikes count;
+//! 3. instruction-like text aimed at the model on every string (`instruction.rs`,
+//!    `signals.rs`, `phrases.rs`, `objects.rs`): matched after NFKC, case folding, accent
+//!    stripping and UTS #39 confusable folding, in English, German, French and Spanish,
+//!    and scored by structure so that one weak word never blocks;
+//! 4. annotation contradictions on tools (`annotations.rs`);
+//! 5. sizes (`size.rs`, [`DescriptorLimits`]) and reserved `_meta` prefixes (`meta.rs`).
+//!
+//! | code | severity |
+//! |---|---|
+//! | `invalid_name`, `mixed_script_identifier`, `confusable_identifier` | high (a resource name in one non-Latin script that reads as ASCII: warn) |
+//! | `instruction_phrase` | warn; high for overrides ("ignore previous instructions"); none in server instructions, which address the model by design |
+//! | `concealment_phrase` | high when it names the user ("do not tell the user"), critical with a credential read or exfiltration; other secrecy warn, high with another signal |
+//! | `pseudo_tag` | warn alone, high with instructions; chat-template role markers high |
+//! | `credential_access` | warn alone (a specific secret such as `~/.ssh/id_rsa`, `AWS_SECRET_ACCESS_KEY`), high with an instruction, concealment, tag or sink; a generic word ("password") only with another signal, warn |
+//! | `exfiltration_sink` | warn alone (also a default URL left open for appended data), high with another signal |
+//! | `tool_shadowing` | high (rerouting another tool's arguments, running something before other tools), critical with exfiltration or concealment; a mere ordering preference about other tools warn |
+//! | `annotation_contradiction`, `oversize_descriptor`, `reserved_meta_prefix` | warn |
+//!
+//! [`scan_result_text`] runs the instruction family tuned for tool results.
+//!
+//! Findings follow [`crate::finding::Severity`]: `high`/`critical` withhold the
+//! descriptor (verdict `block`), `warn` lets it through with a warning (`flag`).
+//! Sources: MCP specification 2025-11-25 (Server Features → Tools: tool names and tool
+//! annotations; Basic → `_meta`), Unicode Technical Standard #39 (mixed-script detection,
+//! confusable skeletons).
+//!
+//! Every detector is pure and total: hostile input yields findings, never a panic or an
+//! `Err`. Patterns are compiled once per process.
+
+mod annotations;
+mod fold;
+mod instruction;
+mod meta;
+mod names;
+mod objects;
+mod phrases;
+mod result_text;
+mod signals;
+mod size;
+mod walk;
+
+#[cfg(test)]
+mod tests;
+
+pub use size::DescriptorLimits;
 
 use crate::finding::Finding;
+use instruction::Field;
 use serde_json::Value;
+use walk::{Role, field_label, walk};
 
 /// What kind of descriptor is scanned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -19,12 +75,138 @@ pub enum DescriptorKind {
     ServerInstructions,
 }
 
-/// Every finding for one descriptor; paths are JSON Pointers below `path`.
-pub fn scan_descriptor(kind: DescriptorKind, descriptor: &Value, path: &str) -> Vec<Finding> {
-    todo!("{kind:?}{descriptor}{path}")
+impl DescriptorKind {
+    /// What a user calls this kind, for messages.
+    const fn noun(self) -> &'static str {
+        match self {
+            Self::Tool => "tool",
+            Self::Prompt => "prompt",
+            Self::Resource => "resource",
+            Self::ResourceTemplate => "resource template",
+            Self::ServerInstructions => "server instructions",
+        }
+    }
 }
 
-/// Instruction-like text aimed at the model inside result text.
+/// Every finding for one descriptor, with the default [`DescriptorLimits`]; paths are
+/// JSON Pointers below `path` (the descriptor's own pointer, `""` for a bare descriptor).
+///
+/// `descriptor` is the object as published (for [`DescriptorKind::ServerInstructions`],
+/// the instructions JSON string). Severity: `high`/`critical` findings withhold the
+/// descriptor, `warn` findings flag it (see the module docs for what each detector
+/// reports).
+pub fn scan_descriptor(kind: DescriptorKind, descriptor: &Value, path: &str) -> Vec<Finding> {
+    scan_descriptor_with(kind, descriptor, path, &DescriptorLimits::default())
+}
+
+/// [`scan_descriptor`] with explicit size limits.
+pub fn scan_descriptor_with(
+    kind: DescriptorKind,
+    descriptor: &Value,
+    path: &str,
+    limits: &DescriptorLimits,
+) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let own_name = match kind {
+        DescriptorKind::Tool | DescriptorKind::Prompt => {
+            descriptor.get("name").and_then(Value::as_str)
+        }
+        _ => None,
+    };
+    names::scan_names(kind, descriptor, path, &mut findings);
+    if kind == DescriptorKind::Tool {
+        annotations::scan_annotations(descriptor, path, &mut findings);
+    }
+    meta::scan_meta(descriptor, path, &mut findings);
+    let mut sizes = size::SizeCheck::default();
+    scan_strings(
+        kind,
+        descriptor,
+        path,
+        own_name,
+        &mut |text, visit_path, label, findings| {
+            sizes.string(text, visit_path, label, limits, findings);
+        },
+        &mut findings,
+    );
+    sizes.finish(descriptor, path, limits, &mut findings);
+    findings
+}
+
+/// Hidden-character and instruction findings for every string below `value`, treated as
+/// part of a tool descriptor: for schemas checked on their own, such as a tool's
+/// `outputSchema` when a result is validated against it.
+pub fn scan_schema_strings(value: &Value, path: &str) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    scan_strings(
+        DescriptorKind::Tool,
+        value,
+        path,
+        None,
+        &mut |_, _, _, _| {},
+        &mut findings,
+    );
+    findings
+}
+
+/// Instruction-like text aimed at the model inside result text found at `path`
+/// (`injection_in_result`, warn; at most one finding). Result text is third-party data:
+/// prose, code, logs and READMEs with ordinary imperatives pass; overrides, concealment,
+/// direct address to the AI, requests to send the conversation out or to get a secret
+/// from the user, role markers, and instructions in hidden HTML comments flag.
 pub fn scan_result_text(text: &str, path: &str) -> Vec<Finding> {
-    todo!("{text}{path}")
+    result_text::scan(text, path)
+}
+
+/// Extra per-string work: `(text, pointer, field label, findings)`.
+type StringHook<'a> = dyn FnMut(&str, &str, &str, &mut Vec<Finding>) + 'a;
+
+/// Visits every string (values and member names) with hidden-character, instruction and
+/// open-URL checks, plus `extra` (size accounting).
+fn scan_strings(
+    kind: DescriptorKind,
+    value: &Value,
+    path: &str,
+    own_name: Option<&str>,
+    extra: &mut StringHook<'_>,
+    findings: &mut Vec<Finding>,
+) {
+    let whole = kind.noun();
+    walk(value, path, &mut |v| {
+        crate::unicode::scan_hidden(v.text, v.path, findings);
+        let rel = field_label(path, v.path, whole);
+        let label = if v.role == Role::MemberName {
+            format!("the member name \"{}\" at {rel}", clip(v.text))
+        } else {
+            rel
+        };
+        extra(v.text, v.path, &label, findings);
+        let field = Field {
+            kind,
+            path: v.path,
+            label: &label,
+            own_name,
+        };
+        if v.role == Role::MemberName {
+            // Property names are identifiers: read `ignore_previous_instructions` as words.
+            let words = v.text.replace(['_', '-'], " ");
+            instruction::scan_text(&words, &field, findings);
+        } else {
+            instruction::scan_text(v.text, &field, findings);
+        }
+        if matches!(v.role, Role::Default | Role::Example | Role::EnumValue) {
+            instruction::scan_open_url(v.text, &field, findings);
+        }
+    });
+}
+
+/// A member name shortened for a message, hidden characters escaped as `<U+XXXX>`.
+fn clip(s: &str) -> String {
+    let shown: String = s.chars().take(40).collect();
+    let shown = crate::unicode::escape_for_display(&shown).into_owned();
+    if s.chars().count() > 40 {
+        format!("{shown}…")
+    } else {
+        shown
+    }
 }

@@ -10,14 +10,69 @@ use unicode_normalization::UnicodeNormalization;
 /// folds onto it is refused: some decoders match names case-insensitively or fold them,
 /// so the look-alike could be read as the real member by the server or the host.
 pub const PROTOCOL_MEMBERS: &[&str] = &[
-    "_meta", "action", "annotations", "arguments", "audience", "blob", "cacheScope", "capabilities",
-    "clientInfo", "code", "content", "contents", "cursor", "data", "description", "elicitationId",
-    "error", "execution", "icons", "id", "inputRequests", "inputSchema", "instructions", "isError",
-    "jsonrpc", "kind", "messages", "message", "method", "mimeType", "mode", "name", "nextCursor",
-    "outputSchema", "params", "progress", "progressToken", "prompts", "protocolVersion", "reason",
-    "requestId", "requestState", "requestedSchema", "resource", "resourceTemplates", "resources",
-    "result", "resultType", "role", "serverInfo", "size", "structuredContent", "supportedVersions",
-    "task", "text", "title", "tools", "total", "ttlMs", "type", "uri", "uriTemplate", "url",
+    "_meta",
+    "action",
+    "annotations",
+    "arguments",
+    "audience",
+    "blob",
+    "cacheScope",
+    "capabilities",
+    "clientInfo",
+    "code",
+    "content",
+    "contents",
+    "cursor",
+    "data",
+    "description",
+    "elicitationId",
+    "error",
+    "execution",
+    "icons",
+    "id",
+    "inputRequests",
+    "inputSchema",
+    "instructions",
+    "isError",
+    "jsonrpc",
+    "kind",
+    "messages",
+    "message",
+    "method",
+    "mimeType",
+    "mode",
+    "name",
+    "nextCursor",
+    "outputSchema",
+    "params",
+    "progress",
+    "progressToken",
+    "prompts",
+    "protocolVersion",
+    "reason",
+    "requestId",
+    "requestState",
+    "requestedSchema",
+    "resource",
+    "resourceTemplates",
+    "resources",
+    "result",
+    "resultType",
+    "role",
+    "serverInfo",
+    "size",
+    "structuredContent",
+    "supportedVersions",
+    "task",
+    "text",
+    "title",
+    "tools",
+    "total",
+    "ttlMs",
+    "type",
+    "uri",
+    "uriTemplate",
+    "url",
 ];
 
 /// The fold of a member name: NFKC, full Unicode case folding, NFKC again.
@@ -30,13 +85,18 @@ pub fn fold_key(name: &str) -> Cow<'_, str> {
         return Cow::Borrowed(name);
     }
     let nfkc: String = name.nfkc().collect();
-    let folded = icu_casemap::CaseMapper::new().fold_string(&nfkc).into_owned();
+    let folded = icu_casemap::CaseMapper::new()
+        .fold_string(&nfkc)
+        .into_owned();
     Cow::Owned(folded.nfkc().collect())
 }
 
 /// The protocol member whose fold equals `folded`, if any.
 pub(crate) fn protocol_member_for(folded: &str) -> Option<&'static str> {
-    PROTOCOL_MEMBERS.iter().copied().find(|m| m.eq_ignore_ascii_case(folded) && folded.is_ascii())
+    PROTOCOL_MEMBERS
+        .iter()
+        .copied()
+        .find(|m| m.eq_ignore_ascii_case(folded) && folded.is_ascii())
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@
 mod fold;
 mod visitor;
 
-pub use fold::{fold_key, PROTOCOL_MEMBERS};
+pub use fold::{PROTOCOL_MEMBERS, fold_key};
 
 use crate::finding::Code;
 use serde::de::DeserializeSeed;
@@ -111,7 +111,10 @@ impl ParseError {
     pub const fn is_parse_error(&self) -> bool {
         matches!(
             self,
-            Self::InvalidUtf8 { .. } | Self::Syntax { .. } | Self::TrailingData { .. } | Self::InvalidSurrogate { .. }
+            Self::InvalidUtf8 { .. }
+                | Self::Syntax { .. }
+                | Self::TrailingData { .. }
+                | Self::InvalidSurrogate { .. }
         )
     }
 }
@@ -119,19 +122,39 @@ impl ParseError {
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::InvalidUtf8 { offset } => write!(f, "frame is not valid UTF-8 (first bad byte at offset {offset})"),
+            Self::InvalidUtf8 { offset } => write!(
+                f,
+                "frame is not valid UTF-8 (first bad byte at offset {offset})"
+            ),
             Self::Syntax { detail } => write!(f, "frame is not valid JSON: {detail}"),
-            Self::TrailingData { detail } => write!(f, "data follows the JSON value in the frame: {detail}"),
-            Self::InvalidSurrogate { detail } => write!(f, "a \\u escape encodes an unpaired surrogate: {detail}"),
-            Self::MaxDepth { limit } => write!(f, "JSON nesting is deeper than the limit of {limit}"),
-            Self::DuplicateKey { path, name, earlier } => {
+            Self::TrailingData { detail } => {
+                write!(f, "data follows the JSON value in the frame: {detail}")
+            }
+            Self::InvalidSurrogate { detail } => {
+                write!(f, "a \\u escape encodes an unpaired surrogate: {detail}")
+            }
+            Self::MaxDepth { limit } => {
+                write!(f, "JSON nesting is deeper than the limit of {limit}")
+            }
+            Self::DuplicateKey {
+                path,
+                name,
+                earlier,
+            } => {
                 if name == earlier {
                     write!(f, "object at '{path}' repeats member name {name:?}")
                 } else {
-                    write!(f, "object at '{path}' has member names {earlier:?} and {name:?} that differ only by case")
+                    write!(
+                        f,
+                        "object at '{path}' has member names {earlier:?} and {name:?} that differ only by case"
+                    )
                 }
             }
-            Self::ConfusableMember { path, name, folds_to } => write!(
+            Self::ConfusableMember {
+                path,
+                name,
+                folds_to,
+            } => write!(
                 f,
                 "member name {} at '{path}' is a look-alike of protocol member {folds_to:?}",
                 crate::unicode::escape_for_display(name)
@@ -160,9 +183,15 @@ pub struct Rejected {
 ///
 /// # Errors
 /// [`Rejected`] for every input the module docs list as refused.
+// The error path is the rare one (a refused frame): keep `Ok` unboxed and cheap.
+#[allow(clippy::result_large_err)]
 pub fn parse_frame(bytes: &[u8], max_depth: usize) -> Result<Map<String, Value>, Rejected> {
-    let text = std::str::from_utf8(bytes)
-        .map_err(|e| Rejected { error: ParseError::InvalidUtf8 { offset: e.valid_up_to() }, id: None })?;
+    let text = std::str::from_utf8(bytes).map_err(|e| Rejected {
+        error: ParseError::InvalidUtf8 {
+            offset: e.valid_up_to(),
+        },
+        id: None,
+    })?;
     let ctx = RefCell::new(visitor::Ctx::new(max_depth));
     let mut de = serde_json::Deserializer::from_str(text);
     let seed = visitor::ValueSeed::envelope(&ctx);
@@ -170,8 +199,14 @@ pub fn parse_frame(bytes: &[u8], max_depth: usize) -> Result<Map<String, Value>,
     let ctx = ctx.into_inner();
     match result {
         Ok(Value::Object(map)) => Ok(map),
-        Ok(_) => Err(Rejected { error: ParseError::NotAnObject, id: None }),
-        Err(e) => Err(Rejected { error: ctx.error.unwrap_or_else(|| classify(&e, max_depth)), id: ctx.top_id }),
+        Ok(_) => Err(Rejected {
+            error: ParseError::NotAnObject,
+            id: None,
+        }),
+        Err(e) => Err(Rejected {
+            error: ctx.error.unwrap_or_else(|| classify(&e, max_depth)),
+            id: ctx.top_id,
+        }),
     }
 }
 
@@ -181,13 +216,27 @@ pub fn parse_frame(bytes: &[u8], max_depth: usize) -> Result<Map<String, Value>,
 /// # Errors
 /// [`ParseError`] as for [`parse_frame`], except `Batch`/`NotAnObject`.
 pub fn parse_value(bytes: &[u8], max_depth: usize) -> Result<Value, ParseError> {
-    let text = std::str::from_utf8(bytes).map_err(|e| ParseError::InvalidUtf8 { offset: e.valid_up_to() })?;
+    let text = std::str::from_utf8(bytes).map_err(|e| ParseError::InvalidUtf8 {
+        offset: e.valid_up_to(),
+    })?;
     let ctx = RefCell::new(visitor::Ctx::new(max_depth));
     let mut de = serde_json::Deserializer::from_str(text);
     let seed = visitor::ValueSeed::data(&ctx);
     let result = seed.deserialize(&mut de).and_then(|v| de.end().map(|()| v));
     let ctx = ctx.into_inner();
     result.map_err(|e| ctx.error.unwrap_or_else(|| classify(&e, max_depth)))
+}
+
+/// The top-level `id` of a frame or of the first bytes of one (an oversized or
+/// truncated frame), when it can be read: used to answer a refused request.
+pub fn recover_id(prefix: &[u8]) -> Option<Value> {
+    match parse_frame(prefix, usize::MAX) {
+        Ok(map) => map
+            .get("id")
+            .filter(|v| !v.is_object() && !v.is_array())
+            .cloned(),
+        Err(rejected) => rejected.id,
+    }
 }
 
 fn classify(e: &serde_json::Error, max_depth: usize) -> ParseError {

@@ -20,7 +20,10 @@ fn accepts_non_ascii_values_and_case_distinct_data_keys() {
         64,
     )
     .unwrap();
-    assert_eq!(map["params"]["arguments"]["Name"], json!("\u{6771}\u{4eac}"));
+    assert_eq!(
+        map["params"]["arguments"]["Name"],
+        json!("\u{6771}\u{4eac}")
+    );
 }
 
 #[test]
@@ -35,17 +38,29 @@ fn exact_duplicate_anywhere() {
 fn case_variant_duplicate() {
     let r = err(r#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"name":"a","Name":"b"}}"#);
     assert_eq!(r.error.code(), Code::DuplicateKey);
-    let r = err(r#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"arguments":{"Path":"a","path":"b"}}}"#);
+    let r = err(
+        r#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"arguments":{"Path":"a","path":"b"}}}"#,
+    );
     assert_eq!(r.error.code(), Code::DuplicateKey);
     assert_eq!(r.error.path(), "/params/arguments");
 }
 
 #[test]
 fn case_variant_protocol_member_alone() {
-    assert_eq!(err(r#"{"jsonrpc":"2.0","id":1,"Method":"x"}"#).error.code(), Code::ConfusableMember);
-    assert_eq!(err(r#"{"jsonrpc":"2.0","id":1,"method":"x","PARAMS":{}}"#).error.code(), Code::ConfusableMember);
     assert_eq!(
-        err(r#"{"jsonrpc":"2.0","id":1,"result":{"nextcursor":"x","tools":[]}}"#).error.code(),
+        err(r#"{"jsonrpc":"2.0","id":1,"Method":"x"}"#).error.code(),
+        Code::ConfusableMember
+    );
+    assert_eq!(
+        err(r#"{"jsonrpc":"2.0","id":1,"method":"x","PARAMS":{}}"#)
+            .error
+            .code(),
+        Code::ConfusableMember
+    );
+    assert_eq!(
+        err(r#"{"jsonrpc":"2.0","id":1,"result":{"nextcursor":"x","tools":[]}}"#)
+            .error
+            .code(),
         Code::ConfusableMember
     );
 }
@@ -55,11 +70,15 @@ fn unicode_fold_look_alikes() {
     let r = err("{\"jsonrpc\":\"2.0\",\"id\":14,\"method\":\"tools/call\",\"param\u{17f}\":{}}");
     assert_eq!(r.error.code(), Code::ConfusableMember);
     assert_eq!(r.id, Some(json!(14)));
-    let r = err("{\"jsonrpc\":\"2.0\",\"id\":15,\"method\":\"tools/call\",\"params\":{\"name\":\"x\",\"\u{212a}ind\":\"x\"}}");
+    let r = err(
+        "{\"jsonrpc\":\"2.0\",\"id\":15,\"method\":\"tools/call\",\"params\":{\"name\":\"x\",\"\u{212a}ind\":\"x\"}}",
+    );
     assert_eq!(r.error.code(), Code::ConfusableMember);
     assert_eq!(r.error.path(), "/params");
     // Deep in data, a non-ASCII look-alike of a protocol member is refused too.
-    let r = err("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{\"arguments\":{\"\u{ff4e}ame\":1}}}");
+    let r = err(
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{\"arguments\":{\"\u{ff4e}ame\":1}}}",
+    );
     assert_eq!(r.error.code(), Code::ConfusableMember);
 }
 
@@ -77,7 +96,12 @@ fn depth_limit_counts_top_level_as_one() {
     ok.push('}');
     assert!(parse_frame(ok.as_bytes(), 64).is_err());
     assert!(parse_frame(ok.as_bytes(), 65).is_ok());
-    let deep = format!("{}{}{}", r#"{"jsonrpc":"2.0","id":9,"method":"x","params":"#, "[".repeat(5000), "]".repeat(5000) + "}");
+    let deep = format!(
+        "{}{}{}",
+        r#"{"jsonrpc":"2.0","id":9,"method":"x","params":"#,
+        "[".repeat(5000),
+        "]".repeat(5000) + "}"
+    );
     let r = parse_frame(deep.as_bytes(), 64).unwrap_err();
     assert_eq!(r.error.code(), Code::MaxDepthExceeded);
     assert_eq!(r.id, Some(json!(9)));
@@ -86,18 +110,51 @@ fn depth_limit_counts_top_level_as_one() {
 #[test]
 fn depth_beyond_serde_recursion_limit_still_typed() {
     let deep = format!("{}{}", "[".repeat(200_000), "]".repeat(200_000));
-    assert_eq!(parse_value(deep.as_bytes(), 64).unwrap_err().code(), Code::MaxDepthExceeded);
-    assert_eq!(parse_value(deep.as_bytes(), 100_000).unwrap_err().code(), Code::MaxDepthExceeded);
+    assert_eq!(
+        parse_value(deep.as_bytes(), 64).unwrap_err().code(),
+        Code::MaxDepthExceeded
+    );
+    assert_eq!(
+        parse_value(deep.as_bytes(), 100_000).unwrap_err().code(),
+        Code::MaxDepthExceeded
+    );
 }
 
 #[test]
 fn utf8_surrogates_trailing() {
-    assert_eq!(parse_frame(b"{\"a\":\"\xff\"}", 64).unwrap_err().error.code(), Code::InvalidUtf8);
-    assert_eq!(err(r#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"t":"\ud800"}}"#).error.code(), Code::InvalidSurrogate);
-    assert_eq!(err(r#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"t":"\udc00x"}}"#).error.code(), Code::InvalidSurrogate);
+    assert_eq!(
+        parse_frame(b"{\"a\":\"\xff\"}", 64)
+            .unwrap_err()
+            .error
+            .code(),
+        Code::InvalidUtf8
+    );
+    assert_eq!(
+        err(r#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"t":"\ud800"}}"#)
+            .error
+            .code(),
+        Code::InvalidSurrogate
+    );
+    assert_eq!(
+        err(r#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"t":"\udc00x"}}"#)
+            .error
+            .code(),
+        Code::InvalidSurrogate
+    );
     // A correctly paired surrogate is fine.
-    assert!(parse_frame(br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"t":"\ud83d\ude00"}}"#, 64).is_ok());
-    assert_eq!(err("{\"jsonrpc\":\"2.0\",\"id\":43,\"method\":\"tools/list\"}\u{0}{}").error.code(), Code::TrailingData);
+    assert!(
+        parse_frame(
+            br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"t":"\ud83d\ude00"}}"#,
+            64
+        )
+        .is_ok()
+    );
+    assert_eq!(
+        err("{\"jsonrpc\":\"2.0\",\"id\":43,\"method\":\"tools/list\"}\u{0}{}")
+            .error
+            .code(),
+        Code::TrailingData
+    );
     assert_eq!(err("{} {}").error.code(), Code::TrailingData);
     assert_eq!(err("{\"a\":").error.code(), Code::InvalidJson);
     assert_eq!(err("hello").error.code(), Code::InvalidJson);
@@ -105,7 +162,12 @@ fn utf8_surrogates_trailing() {
 
 #[test]
 fn batches_and_non_objects() {
-    assert_eq!(err(r#"[{"jsonrpc":"2.0","id":1,"method":"x"}]"#).error.code(), Code::BatchNotSupported);
+    assert_eq!(
+        err(r#"[{"jsonrpc":"2.0","id":1,"method":"x"}]"#)
+            .error
+            .code(),
+        Code::BatchNotSupported
+    );
     assert_eq!(err("42").error.code(), Code::NotAnObject);
     assert_eq!(err("\"x\"").error.code(), Code::NotAnObject);
     assert_eq!(err("null").error.code(), Code::NotAnObject);
@@ -115,12 +177,21 @@ fn batches_and_non_objects() {
 fn plain_values_allow_case_distinct_keys() {
     let v = parse_value(br#"{"Name":1,"name":2}"#, 64).unwrap();
     assert_eq!(v["Name"], json!(1));
-    assert_eq!(parse_value(br#"{"a":1,"a":2}"#, 64).unwrap_err().code(), Code::DuplicateKey);
+    assert_eq!(
+        parse_value(br#"{"a":1,"a":2}"#, 64).unwrap_err().code(),
+        Code::DuplicateKey
+    );
 }
 
 #[test]
 fn display_messages_are_actionable() {
     let r = err(r#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"name":"a","Name":"b"}}"#);
-    assert_eq!(r.error.to_string(), "object at '/params' has member names \"name\" and \"Name\" that differ only by case");
-    assert_eq!(ParseError::MaxDepth { limit: 64 }.to_string(), "JSON nesting is deeper than the limit of 64");
+    assert_eq!(
+        r.error.to_string(),
+        "object at '/params' has member names \"name\" and \"Name\" that differ only by case"
+    );
+    assert_eq!(
+        ParseError::MaxDepth { limit: 64 }.to_string(),
+        "JSON nesting is deeper than the limit of 64"
+    );
 }

@@ -22,7 +22,11 @@ pub(super) struct Ctx {
 
 impl Ctx {
     pub(super) fn new(max_depth: usize) -> Self {
-        Self { max_depth, error: None, top_id: None }
+        Self {
+            max_depth,
+            error: None,
+            top_id: None,
+        }
     }
 }
 
@@ -47,15 +51,27 @@ pub(super) struct ValueSeed<'c> {
 
 impl<'c> ValueSeed<'c> {
     pub(super) fn envelope(ctx: &'c RefCell<Ctx>) -> Self {
-        Self { ctx, depth: 1, level: Level::Envelope }
+        Self {
+            ctx,
+            depth: 1,
+            level: Level::Envelope,
+        }
     }
 
     pub(super) fn data(ctx: &'c RefCell<Ctx>) -> Self {
-        Self { ctx, depth: 1, level: Level::Plain }
+        Self {
+            ctx,
+            depth: 1,
+            level: Level::Plain,
+        }
     }
 
     fn child(&self, level: Level) -> Self {
-        Self { ctx: self.ctx, depth: self.depth + 1, level }
+        Self {
+            ctx: self.ctx,
+            depth: self.depth + 1,
+            level,
+        }
     }
 
     fn fail<E: de::Error>(&self, error: ParseError) -> E {
@@ -68,14 +84,19 @@ impl<'c> ValueSeed<'c> {
 
     fn check_depth<E: de::Error>(&self) -> Result<(), E> {
         let limit = self.ctx.borrow().max_depth;
-        if self.depth > limit { Err(self.fail(ParseError::MaxDepth { limit })) } else { Ok(()) }
+        if self.depth > limit {
+            Err(self.fail(ParseError::MaxDepth { limit }))
+        } else {
+            Ok(())
+        }
     }
 
     /// Prefixes the path of a recorded duplicate/confusable error with `token` while the
     /// error unwinds through this container.
     fn prepend_path(&self, token: &str) {
-        if let Some(ParseError::DuplicateKey { path, .. } | ParseError::ConfusableMember { path, .. }) =
-            self.ctx.borrow_mut().error.as_mut()
+        if let Some(
+            ParseError::DuplicateKey { path, .. } | ParseError::ConfusableMember { path, .. },
+        ) = self.ctx.borrow_mut().error.as_mut()
         {
             *path = format!("{}{path}", crate::finding::pointer_push("", token));
         }
@@ -110,7 +131,9 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
-        Number::from_f64(v).map(Value::Number).ok_or_else(|| E::custom("non-finite number"))
+        Number::from_f64(v)
+            .map(Value::Number)
+            .ok_or_else(|| E::custom("non-finite number"))
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
@@ -130,7 +153,11 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
             return Err(self.fail(ParseError::Batch));
         }
         self.check_depth()?;
-        let level = if self.level == Level::Plain { Level::Plain } else { Level::Data };
+        let level = if self.level == Level::Plain {
+            Level::Plain
+        } else {
+            Level::Data
+        };
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
         loop {
             let index = items.len();
@@ -167,7 +194,11 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
                     return Err(e);
                 }
             };
-            if self.level == Level::Envelope && key == "id" && !value.is_object() && !value.is_array() {
+            if self.level == Level::Envelope
+                && key == "id"
+                && !value.is_object()
+                && !value.is_array()
+            {
                 self.ctx.borrow_mut().top_id = Some(value.clone());
             }
             map.insert(key.into_owned(), value);
@@ -206,7 +237,10 @@ impl ValueSeed<'_> {
                 if let Some(earlier) = folded_names.as_ref().and_then(|m| m.get(key)) {
                     return Some(dup(earlier));
                 }
-                if protocol_level && let Some(member) = protocol_member_for(key) && member != key {
+                if protocol_level
+                    && let Some(member) = protocol_member_for(key)
+                    && member != key
+                {
                     return Some(confusable(member));
                 }
             }
@@ -226,7 +260,9 @@ impl ValueSeed<'_> {
                 if protocol_level && !key.is_ascii() && folded.is_ascii() {
                     return Some(confusable(&folded));
                 }
-                folded_names.get_or_insert_with(HashMap::new).insert(folded, key.to_owned());
+                folded_names
+                    .get_or_insert_with(HashMap::new)
+                    .insert(folded, key.to_owned());
             }
         }
         None
@@ -239,7 +275,10 @@ struct KeySeed;
 impl<'de> DeserializeSeed<'de> for KeySeed {
     type Value = Cow<'de, str>;
 
-    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Self::Value, D::Error> {
         deserializer.deserialize_str(KeyVisitor)
     }
 }

@@ -1,0 +1,408 @@
+//! Tool annotations that claim more safety than the tool's own name or description admit
+//! (`annotation_contradiction`, warn).
+//!
+//! MCP 2025-11-25 (Server Features → Tools → Tool annotations; schema `ToolAnnotations`):
+//! `readOnlyHint: true` means the tool does not modify its environment;
+//! `destructiveHint` (meaningful when not read-only) says whether updates may be
+//! destructive. Annotations are untrusted hints, so they may only tighten decisions:
+//! a contradiction is reported, never used to loosen anything.
+//!
+//! Checks: `readOnlyHint: true` with `destructiveHint: true`; `readOnlyHint: true` on a
+//! tool whose name or description says it modifies something (deletes, writes, moves,
+//! sends, executes, uploads, pays…); `destructiveHint: false` on one whose name or
+//! description says it destroys or irreversibly spends (deletes, drops, empties,
+//! executes, pays, transfers…). Name words are split at `_`, `-`, `.` and camelCase;
+//! description verbs are matched as verbs (`drops`, `delete`, `emptying`, not the
+//! adjective `deleted`) and skipped when a negation opens their clause ("does not delete").
+
+use crate::finding::{Code, Finding, Severity, pointer_push};
+use serde_json::Value;
+
+/// Verb stems that destroy data or spend irreversibly: contradict `destructiveHint: false`
+/// and `readOnlyHint: true`.
+const DESTRUCTIVE: &[&str] = &[
+    "delete",
+    "del",
+    "rm",
+    "drop",
+    "remove",
+    "erase",
+    "purge",
+    "wipe",
+    "destroy",
+    "truncate",
+    "overwrite",
+    "empty",
+    "kill",
+    "terminate",
+    "execute",
+    "exec",
+    "pay",
+    "transfer",
+    "purchase",
+    "buy",
+    "revoke",
+];
+/// Verb stems that modify state: contradict `readOnlyHint: true`.
+const MODIFYING: &[&str] = &[
+    "write",
+    "move",
+    "mv",
+    "send",
+    "upload",
+    "publish",
+    "submit",
+    "rename",
+    "insert",
+    "commit",
+    "deploy",
+    "install",
+    "uninstall",
+];
+/// First words of names that read: `get_transfer`, `list_deleted` name what is read.
+const READING: &[&str] = &[
+    "get", "list", "read", "fetch", "show", "search", "find", "query", "describe", "view", "check",
+    "count", "preview", "lookup", "inspect", "validate", "explain", "diff", "status",
+];
+/// Words after which a description's base-form verb is a verb ("to delete", "and drop").
+const VERB_CONTEXT: &[&str] = &[
+    "to",
+    "will",
+    "and",
+    "or",
+    "then",
+    "also",
+    "can",
+    "may",
+    "must",
+    "permanently",
+];
+
+/// Inflected forms of `stem` counted as the verb: base, third person, gerund.
+fn verb_forms(stem: &str) -> Vec<String> {
+    let mut forms = vec![stem.to_owned(), format!("{stem}s")];
+    if let Some(root) = stem.strip_suffix('y') {
+        forms.push(format!("{root}ies"));
+        forms.push(format!("{stem}ing"));
+    } else if let Some(root) = stem.strip_suffix('e') {
+        forms.push(format!("{root}ing"));
+    } else if stem.ends_with(['h', 's', 'x']) {
+        forms.push(format!("{stem}es"));
+        forms.push(format!("{stem}ing"));
+    } else {
+        forms.push(format!("{stem}ing"));
+        // drop → dropping, set → setting
+        if let Some(last) = stem.chars().last() {
+            forms.push(format!("{stem}{last}ing"));
+        }
+    }
+    forms
+}
+
+/// Splits an identifier into lowercase words at `_`, `-`, `.`, spaces and camelCase.
+fn split_name(name: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if !c.is_alphanumeric() {
+            if !cur.is_empty() {
+                words.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower && !cur.is_empty() {
+            words.push(std::mem::take(&mut cur));
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        cur.extend(c.to_lowercase());
+    }
+    if !cur.is_empty() {
+        words.push(cur);
+    }
+    words
+}
+
+const NEGATIONS: &[&str] = &["not", "never", "no", "without", "nor", "cannot", "neither"];
+
+/// The first verb of `stems` the description uses outside a negated clause. Third-person
+/// and gerund forms always count; the base form only opens a clause or follows a word of
+/// [`VERB_CONTEXT`] ("an empty list" and "transfer history" are not verbs).
+fn description_verb(description: &str, stems: &[&str]) -> Option<String> {
+    for clause in description.split(['.', ';', ':', '!', '?', '\n']) {
+        let words: Vec<String> = clause
+            .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        let mut negated = false;
+        for (i, w) in words.iter().enumerate() {
+            if NEGATIONS.contains(&w.as_str()) || w.ends_with("n't") {
+                negated = true;
+                continue;
+            }
+            if w == "but" {
+                negated = false;
+                continue;
+            }
+            if negated {
+                continue;
+            }
+            let base_ok = i == 0 || VERB_CONTEXT.contains(&words[i - 1].as_str());
+            let hit = stems.iter().any(|s| {
+                if w == s {
+                    base_ok
+                } else {
+                    verb_forms(s).iter().skip(1).any(|f| f == w)
+                }
+            });
+            if hit {
+                return Some(w.clone());
+            }
+        }
+    }
+    None
+}
+
+/// The first name word that is one of `stems`: the leading word in any form
+/// (`drop_table`, `deletes_all`), or a later word in base form unless the name starts with
+/// a reading verb (`user_delete` yes, `get_transfer` no).
+fn name_verb(name: &str, stems: &[&str]) -> Option<String> {
+    let words = split_name(name);
+    let first = words.first()?;
+    if stems
+        .iter()
+        .any(|s| verb_forms(s).iter().any(|f| f == first))
+    {
+        return Some(first.clone());
+    }
+    if READING.contains(&first.as_str()) {
+        return None;
+    }
+    words
+        .iter()
+        .skip(1)
+        .find(|w| stems.contains(&w.as_str()))
+        .cloned()
+}
+
+/// Appends contradiction findings for the tool descriptor at `path`.
+pub(crate) fn scan_annotations(tool: &Value, path: &str, findings: &mut Vec<Finding>) {
+    let Some(ann) = tool.get("annotations").and_then(Value::as_object) else {
+        return;
+    };
+    let ann_path = pointer_push(path, "annotations");
+    let read_only = ann.get("readOnlyHint").and_then(Value::as_bool);
+    let destructive = ann.get("destructiveHint").and_then(Value::as_bool);
+    let name = tool.get("name").and_then(Value::as_str).unwrap_or("");
+    let description = tool
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+
+    if read_only == Some(true) && destructive == Some(true) {
+        findings.push(Finding::new(
+            Code::AnnotationContradiction,
+            Severity::Warn,
+            &ann_path,
+            "annotations claim readOnlyHint: true and destructiveHint: true at once; treat the tool as destructive.",
+        ));
+    }
+    let all: Vec<&str> = DESTRUCTIVE.iter().chain(MODIFYING).copied().collect();
+    if read_only == Some(true)
+        && let Some(evidence) = evidence(name, description, &all)
+    {
+        findings.push(Finding::new(
+            Code::AnnotationContradiction,
+            Severity::Warn,
+            pointer_push(&ann_path, "readOnlyHint"),
+            format!(
+                "annotations claim readOnlyHint: true but {evidence}; treat the tool as modifying."
+            ),
+        ));
+    }
+    if destructive == Some(false)
+        && read_only != Some(true)
+        && let Some(evidence) = evidence(name, description, DESTRUCTIVE)
+    {
+        findings.push(Finding::new(
+            Code::AnnotationContradiction,
+            Severity::Warn,
+            pointer_push(&ann_path, "destructiveHint"),
+            format!("annotations claim destructiveHint: false but {evidence}; treat the tool as destructive."),
+        ));
+    }
+    if destructive == Some(false)
+        && read_only == Some(true)
+        && let Some(evidence) = evidence(name, description, DESTRUCTIVE)
+    {
+        findings.push(Finding::new(
+            Code::AnnotationContradiction,
+            Severity::Warn,
+            pointer_push(&ann_path, "destructiveHint"),
+            format!("annotations claim destructiveHint: false but {evidence}; treat the tool as destructive."),
+        ));
+    }
+}
+
+fn evidence(name: &str, description: &str, stems: &[&str]) -> Option<String> {
+    if let Some(w) = name_verb(name, stems) {
+        return Some(format!(
+            "its name \"{}\" says \"{w}\"",
+            name.chars().take(128).collect::<String>()
+        ));
+    }
+    description_verb(description, stems).map(|w| format!("its description says \"{w}\""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn paths(tool: &Value) -> Vec<String> {
+        let mut f = Vec::new();
+        scan_annotations(tool, "", &mut f);
+        assert!(
+            f.iter()
+                .all(|f| f.code == Code::AnnotationContradiction && f.severity == Severity::Warn)
+        );
+        f.into_iter().map(|f| f.path).collect()
+    }
+
+    #[test]
+    fn contradictions() {
+        let ro = json!({"readOnlyHint": true});
+        let nd = json!({"readOnlyHint": false, "destructiveHint": false});
+        let table: &[(&str, &str, &Value, &[&str])] = &[
+            (
+                "drop_table",
+                "Drops a database table.",
+                &json!({"readOnlyHint": true, "destructiveHint": false}),
+                &["/annotations/readOnlyHint", "/annotations/destructiveHint"],
+            ),
+            (
+                "archive_mailbox",
+                "Moves all messages to archive and empties the inbox.",
+                &json!({"readOnlyHint": true, "destructiveHint": true}),
+                &["/annotations", "/annotations/readOnlyHint"],
+            ),
+            (
+                "deleteUserFiles",
+                "Cleans up.",
+                &ro,
+                &["/annotations/readOnlyHint"],
+            ),
+            (
+                "cleanup",
+                "Removes temporary files.",
+                &ro,
+                &["/annotations/readOnlyHint"],
+            ),
+            (
+                "notify",
+                "Sends an e-mail to the team.",
+                &ro,
+                &["/annotations/readOnlyHint"],
+            ),
+            (
+                "wire",
+                "Transfers money between accounts.",
+                &nd,
+                &["/annotations/destructiveHint"],
+            ),
+            (
+                "run_sql",
+                "Executes arbitrary SQL.",
+                &nd,
+                &["/annotations/destructiveHint"],
+            ),
+            (
+                "echo",
+                "Echoes back the input string",
+                &json!({"readOnlyHint": true, "destructiveHint": false}),
+                &[],
+            ),
+            ("list_trash", "Lists deleted files.", &ro, &[]),
+            (
+                "schedule_password_reminder",
+                "Schedules the reminder. Does not read, store, delete or change any password.",
+                &ro,
+                &[],
+            ),
+            (
+                "sync",
+                "Copies files; it never deletes, moves or overwrites anything.",
+                &ro,
+                &[],
+            ),
+            (
+                "trigger-long-running-operation",
+                "Demonstrates a long running operation with progress updates.",
+                &ro,
+                &[],
+            ),
+            ("notify", "Sends a message.", &nd, &[]),
+            (
+                "search",
+                "Returns an empty list when nothing matches.",
+                &ro,
+                &[],
+            ),
+            ("get_transfer", "Shows transfer history.", &ro, &[]),
+            (
+                "user_delete",
+                "Cleans up.",
+                &ro,
+                &["/annotations/readOnlyHint"],
+            ),
+            (
+                "cleanup",
+                "Use it to delete stale rows, but never the index.",
+                &ro,
+                &["/annotations/readOnlyHint"],
+            ),
+            (
+                "toggle",
+                "Toggles logging.",
+                &json!({"destructiveHint": false}),
+                &[],
+            ),
+            ("delete_row", "Deletes a row.", &json!({}), &[]),
+        ];
+        for (name, description, ann, want) in table {
+            let tool = json!({"name": name, "description": description, "annotations": ann});
+            assert_eq!(paths(&tool), want.to_vec(), "{name}: {description}");
+        }
+        assert!(paths(&json!({"name": "x"})).is_empty());
+    }
+
+    #[test]
+    fn splitting_and_forms() {
+        assert_eq!(
+            split_name("deleteUserFiles"),
+            vec!["delete", "user", "files"]
+        );
+        assert_eq!(
+            split_name("drop_table.v2-x"),
+            vec!["drop", "table", "v2", "x"]
+        );
+        assert!(verb_forms("empty").contains(&"empties".to_owned()));
+        assert!(verb_forms("drop").contains(&"dropping".to_owned()));
+        assert!(verb_forms("push").contains(&"pushes".to_owned()));
+        assert!(verb_forms("delete").contains(&"deleting".to_owned()));
+    }
+
+    #[test]
+    fn message_names_the_evidence() {
+        let mut f = Vec::new();
+        scan_annotations(
+            &json!({"name": "drop_table", "annotations": {"readOnlyHint": true}}),
+            "/tools/0",
+            &mut f,
+        );
+        assert_eq!(f[0].path, "/tools/0/annotations/readOnlyHint");
+        assert!(f[0].message.contains("\"drop\""), "{}", f[0].message);
+    }
+}

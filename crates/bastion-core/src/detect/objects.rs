@@ -1,0 +1,416 @@
+//! The objects of instruction verbs, in folded text: local secrets (credential files, key
+//! files, secret-named environment variables), conversation data, and sinks (URLs,
+//! e-mail addresses, tool parameters) that data could be sent to.
+
+use super::phrases::alternation;
+use regex::Regex;
+use std::sync::LazyLock;
+
+/// What an object is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum ObjKind {
+    /// A specific secret: key or credential file, secret-named variable.
+    CredStrong,
+    /// A generic secret word: "password", "api key", "environment variables".
+    CredWeak,
+    /// The conversation itself: "the full chat history", "all previous messages".
+    DataStrong,
+    /// User or file data that is only suspicious with a sink: "the user's last message".
+    DataMedium,
+}
+
+/// One object found in a sentence (byte range into the sentence).
+#[derive(Debug, Clone)]
+pub(crate) struct Obj {
+    pub start: usize,
+    pub kind: ObjKind,
+    /// Short text naming the object, for messages.
+    pub label: String,
+}
+
+static CRED_STRONG: LazyLock<Regex> = LazyLock::new(|| {
+    alternation(&[
+        r#"~/\.ssh\b[^\s'"`,;)]*"#,
+        r#"\.ssh/[^\s'"`,;)]*"#,
+        r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?:\.pub\b)?",
+        r#"(?:~|\$home|%userprofile%|/home/[^/\s]+|/root|/users/[^/\s]+)/[^\s'"`,;)]*(?:credential|secret|token|passw|\.env|keys?\b|\.aws|\.kube|\.docker|\.npmrc|\.netrc|\.pgpass|\.gnupg|wallet|cookie)[^\s'"`,;)]*"#,
+        r"(?:^|[\s'`(=/])\.env(?:\.[a-z0-9_]+)?\b",
+        r"\.aws/(?:credentials|config)\b",
+        r"\.(?:npmrc|netrc|pgpass|pypirc|git-credentials|gnupg|password-store)\b",
+        r"\.docker/config\.json\b",
+        r"\.kube/config\b",
+        r"/etc/(?:shadow|gshadow|sudoers)\b",
+        r"\bcredentials?\.(?:json|ya?ml|toml|ini|txt|xml|csv|db|env)\b",
+        r"\b(?:private|secret|signing|ssh|gpg|pgp) keys?\b",
+        r"\b(?:seed|recovery|mnemonic) phrases?\b",
+        r"\bwallet\.dat\b|\bkeychain\b|\bkeystore\b",
+        r"\b(?:bash|zsh|fish)_history\b",
+        r"\bcookies?(?:\.sqlite| database| jar| store)\b",
+        r"\b(?:saved|stored|browser) passwords\b|\blogin data\b",
+        r"\b[a-z0-9_.-]+\.(?:pem|p12|pfx|jks|ppk|key)\b",
+    ])
+});
+
+static CRED_WEAK: LazyLock<Regex> = LazyLock::new(|| {
+    alternation(&[
+        r"\b(?:passwords?|passphrases?|passcodes?|api[ -]?keys?|apikeys?|access tokens?|auth tokens?|bearer tokens?|refresh tokens?|session tokens?|secrets?|tokens?|credentials|environment variables?|env vars?|env variables?|cookies|passworter|passwort|mot de passe|mots de passe|contrasenas?|claves?)\b",
+        r"\bprocess\.env\b|\bos\.environ\b|\bprintenv\b|/proc/self/environ\b",
+    ])
+});
+
+/// Identifier-like tokens; secret-named ones are strong credential objects.
+static IDENT: LazyLock<Regex> = LazyLock::new(|| {
+    alternation(&[
+        r"\$\{?[a-z_][a-z0-9_]*\}?",
+        r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b",
+    ])
+});
+
+static DATA_STRONG: LazyLock<Regex> = LazyLock::new(|| {
+    alternation(&[
+        r"\b(?:the |this |our |your |their |my )?(?:(?:full|entire|complete|whole|current|previous|prior|raw|ongoing) )*(?:conversation|chat|dialog|dialogue)(?: (?:history|log|logs|transcript|so far|context|thread|messages?))*\b",
+        r"\b(?:chat|message|prompt|conversation|session) (?:history|log|logs|transcripts?)\b",
+        r"\b(?:all|every|each)(?: of the| the| of your| your| of the user's| the user's)? (?:(?:previous|prior|earlier|past|other|user|user's) )?(?:messages|prompts|replies|turns)\b",
+        r"\b(?:previous|prior|earlier|past) (?:messages|prompts|turns|exchanges)\b",
+        r"\b(?:the |your )?system prompt\b",
+        r"\byour (?:instructions|system instructions|context window|memory|memories)\b",
+        r"\beverything (?:the user|you) (?:said|wrote|typed|asked|shared)\b",
+        r"\bthe user's (?:full |entire |complete |whole )(?:message|messages|input|prompt|request)s?\b",
+        r"\bthe user's (?:messages|prompts|inputs)\b",
+        r"\b(?:the )?(?:results?|outputs?|responses?) of (?:every|all|each|any|the other|other) (?:other )?(?:tools?|calls?|tool calls?)\b",
+        r"\b(?:den |die )?(?:gesamten |ganzen |kompletten )?(?:chatverlauf|gesprachsverlauf|verlauf|unterhaltung)\b",
+        r"\b(?:l'|l )?(?:historique|integralite) de (?:la )?(?:conversation|discussion)\b",
+        r"\btoute la (?:conversation|discussion)\b",
+        r"\b(?:el )?historial (?:del chat|de (?:la )?conversacion)\b",
+        r"\btoda la conversacion\b",
+    ])
+});
+
+static DATA_MEDIUM: LazyLock<Regex> = LazyLock::new(|| {
+    alternation(&[
+        r"\b(?:the )?user's (?:(?:last|latest|previous|most recent|current|original|next) )?(?:message|prompt|query|question|request|input|reply|answer|text)\b",
+        r"\b(?:the )?(?:last|latest|previous|most recent) (?:user )?(?:message|prompt|question|request)\b",
+        r"\bits (?:(?:full|entire|whole|complete|raw) )?(?:text|contents?)\b",
+        r"\bthe (?:(?:full|entire|whole|complete|raw) )?(?:text|contents?) of\b",
+        r"\b(?:file|their) contents\b",
+    ])
+});
+
+static URL: LazyLock<Regex> =
+    LazyLock::new(|| alternation(&[r#"\bhttps?://([^\s'"`)>\]/?#]+)[^\s'"`)>\]]*"#]));
+static EMAIL: LazyLock<Regex> =
+    LazyLock::new(|| alternation(&[r"\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b"]));
+static PARAM_SINK: LazyLock<Regex> = LazyLock::new(|| {
+    alternation(&[
+        r#"\b(?:into|in|to|as|inside|under) (?:the |this |a |its )?['"`]?[a-z0-9_.-]+['"`]? (?:argument|parameter|param|field|property|variable|arg|input|key)\b"#,
+        r"\b(?:to|into|onto|at the end of|with) (?:this|the|that) (?:default|url|link|endpoint|address|webhook|query string|query|request|uri)\b",
+        r#"\bto ['"`]?[a-z][a-z0-9]*(?:_[a-z0-9]+)+['"`]?"#,
+    ])
+});
+static ENCODING_SINK: LazyLock<Regex> = LazyLock::new(|| {
+    alternation(&[r"\burl-?encoded\b|\bbase64(?:-encoded)?\b|\bwebhook\b|\bquery string\b"])
+});
+
+/// Segments that make an identifier name a secret.
+const SECRET_SEGMENTS: &[&str] = &[
+    "secret",
+    "secrets",
+    "password",
+    "passwd",
+    "pwd",
+    "passphrase",
+    "token",
+    "apikey",
+    "credential",
+    "credentials",
+    "privatekey",
+    "pat",
+];
+/// Segment pairs that name a secret (`api_key`, `access_key`, `client_secret` is above).
+const SECRET_PAIRS: &[(&str, &str)] = &[
+    ("api", "key"),
+    ("access", "key"),
+    ("private", "key"),
+    ("secret", "key"),
+    ("signing", "key"),
+    ("session", "key"),
+    ("master", "key"),
+    ("encryption", "key"),
+];
+/// Segments that make an identifier a counter, cursor or limit rather than a secret.
+const NOT_SECRET_SEGMENTS: &[&str] = &[
+    "page",
+    "next",
+    "cursor",
+    "max",
+    "min",
+    "continuation",
+    "csrf",
+    "sync",
+    "count",
+    "limit",
+    "num",
+    "total",
+    "length",
+    "type",
+    "name",
+    "id",
+    "expiry",
+    "expires",
+    "ttl",
+    "url",
+    "usage",
+    "budget",
+    "input",
+    "output",
+    "estimate",
+    "prompt",
+    "completion",
+    "reset",
+    "format",
+    "field",
+];
+
+/// Whether an identifier (`aws_secret_access_key`, `$GITHUB_TOKEN`) names a secret.
+pub(crate) fn is_secret_name(token: &str) -> bool {
+    let bare = token.trim_start_matches('$').trim_matches(['{', '}']);
+    let segments: Vec<&str> = bare.split('_').filter(|s| !s.is_empty()).collect();
+    if segments.len() < 2 && !token.starts_with('$') {
+        return false;
+    }
+    if segments.iter().any(|s| NOT_SECRET_SEGMENTS.contains(s)) {
+        return false;
+    }
+    segments.iter().any(|s| SECRET_SEGMENTS.contains(s))
+        || segments
+            .windows(2)
+            .any(|w| SECRET_PAIRS.contains(&(w[0], w[1])))
+}
+
+fn clip(s: &str, max: usize) -> String {
+    let s = s
+        .trim_start_matches(|c: char| c.is_whitespace() || "'\"`(=".contains(c))
+        .trim_end_matches(|c: char| c.is_whitespace() || "'\"`),.;:".contains(c));
+    if s.chars().count() <= max {
+        return s.to_owned();
+    }
+    let mut out: String = s.chars().take(max).collect();
+    out.push('…');
+    out
+}
+
+/// Every credential and data object in `sentence`, in order of position.
+pub(crate) fn find_objects(sentence: &str) -> Vec<Obj> {
+    let mut out = Vec::new();
+    for m in CRED_STRONG.find_iter(sentence) {
+        // A `.pub` key file is the public half.
+        if m.as_str().to_ascii_lowercase().ends_with(".pub") {
+            continue;
+        }
+        out.push(Obj {
+            start: m.start(),
+            kind: ObjKind::CredStrong,
+            label: clip(m.as_str(), 60),
+        });
+    }
+    for m in IDENT.find_iter(sentence) {
+        if is_secret_name(m.as_str()) {
+            let label = clip(m.as_str(), 60).to_ascii_uppercase();
+            out.push(Obj {
+                start: m.start(),
+                kind: ObjKind::CredStrong,
+                label,
+            });
+        }
+    }
+    for m in CRED_WEAK.find_iter(sentence) {
+        out.push(Obj {
+            start: m.start(),
+            kind: ObjKind::CredWeak,
+            label: clip(m.as_str(), 40),
+        });
+    }
+    for m in DATA_STRONG.find_iter(sentence) {
+        if names_an_attribute(&sentence[m.end()..]) {
+            continue;
+        }
+        out.push(Obj {
+            start: m.start(),
+            kind: ObjKind::DataStrong,
+            label: clip(m.as_str(), 60),
+        });
+    }
+    for m in DATA_MEDIUM.find_iter(sentence) {
+        out.push(Obj {
+            start: m.start(),
+            kind: ObjKind::DataMedium,
+            label: clip(m.as_str(), 60),
+        });
+    }
+    out.sort_by_key(|o| (o.start, o.kind));
+    out
+}
+
+/// "the conversation id", "the chat title": the noun is an attribute, not the data.
+fn names_an_attribute(rest: &str) -> bool {
+    let next = rest.split_whitespace().next().unwrap_or("");
+    let next = next.trim_matches(|c: char| !c.is_alphanumeric());
+    matches!(
+        next,
+        "id" | "ids"
+            | "identifier"
+            | "name"
+            | "title"
+            | "key"
+            | "number"
+            | "url"
+            | "link"
+            | "type"
+            | "count"
+            | "topic"
+            | "summary"
+            | "summaries"
+            | "starter"
+            | "starters"
+            | "mode"
+            | "model"
+            | "settings"
+            | "format"
+    )
+}
+
+/// A sink in `sentence`: where data would go (URL host, e-mail address, parameter), as a
+/// short label that reads after a verb and its object ("to a URL on x.example").
+pub(crate) fn find_sink(sentence: &str) -> Option<String> {
+    if let Some(target) = address_target(sentence) {
+        return Some(format!("to {target}"));
+    }
+    if let Some(m) = PARAM_SINK.find(sentence) {
+        return Some(clip(m.as_str(), 60));
+    }
+    ENCODING_SINK
+        .find(sentence)
+        .map(|m| format!("({})", clip(m.as_str(), 30)))
+}
+
+/// The first e-mail address in `sentence`, else the host of its first URL.
+pub(crate) fn address_target(sentence: &str) -> Option<String> {
+    if let Some(m) = EMAIL.find(sentence) {
+        return Some(clip(m.as_str(), 60));
+    }
+    URL.captures(sentence)
+        .map(|c| format!("a URL on {}", clip(&c[1], 60)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secret_names() {
+        for yes in [
+            "aws_secret_access_key",
+            "github_token",
+            "openai_api_key",
+            "db_password",
+            "$password",
+            "client_secret",
+        ] {
+            assert!(is_secret_name(yes), "{yes}");
+        }
+        for no in [
+            "max_tokens",
+            "next_page_token",
+            "token_count",
+            "gzip_max_fetch_size",
+            "page_size",
+            "api_url",
+            "secret",
+        ] {
+            assert!(!is_secret_name(no), "{no}");
+        }
+    }
+
+    #[test]
+    fn objects_by_kind() {
+        let table = [
+            (
+                "open ~/.config/acme/credentials.json now",
+                ObjKind::CredStrong,
+                "~/.config/acme/credentials.json",
+            ),
+            (
+                "print the value of aws_secret_access_key",
+                ObjKind::CredStrong,
+                "AWS_SECRET_ACCESS_KEY",
+            ),
+            ("cat ~/.ssh/id_rsa", ObjKind::CredStrong, "~/.ssh/id_rsa"),
+            ("read the .env file", ObjKind::CredStrong, ".env"),
+            ("print the password", ObjKind::CredWeak, "password"),
+            (
+                "send the full chat history",
+                ObjKind::DataStrong,
+                "the full chat history",
+            ),
+            (
+                "the complete conversation so far",
+                ObjKind::DataStrong,
+                "the complete conversation so far",
+            ),
+            (
+                "append the user's last message",
+                ObjKind::DataMedium,
+                "the user's last message",
+            ),
+            ("copy its full text", ObjKind::DataMedium, "its full text"),
+        ];
+        for (s, kind, label) in table {
+            let objs = find_objects(s);
+            assert!(
+                objs.iter().any(|o| o.kind == kind && o.label == label),
+                "{s}: {objs:?}"
+            );
+        }
+        // Public keys, attributes and plain words are not objects.
+        assert!(
+            find_objects("copy ~/.ssh/id_rsa.pub")
+                .iter()
+                .all(|o| o.label != "id_rsa.pub")
+        );
+        assert!(
+            find_objects("send the conversation id")
+                .iter()
+                .all(|o| o.kind != ObjKind::DataStrong)
+        );
+        assert!(find_objects("returns the sum of two numbers").is_empty());
+    }
+
+    #[test]
+    fn sinks() {
+        assert_eq!(
+            find_sink("send it to https://attacker.example/c?d=").as_deref(),
+            Some("to a URL on attacker.example")
+        );
+        assert_eq!(
+            find_sink("set recipient to relay@attacker.example").as_deref(),
+            Some("to relay@attacker.example")
+        );
+        assert_eq!(
+            find_sink("append it, url-encoded").as_deref(),
+            Some("(url-encoded)")
+        );
+        assert_eq!(
+            find_sink("copy it into the 'notes' argument").as_deref(),
+            Some("into the 'notes' argument")
+        );
+        assert_eq!(
+            find_sink("send the history to upload_log").as_deref(),
+            Some("to upload_log")
+        );
+        assert!(find_sink("returns a greeting").is_none());
+        assert_eq!(
+            address_target("mail x@y.example").as_deref(),
+            Some("x@y.example")
+        );
+    }
+}

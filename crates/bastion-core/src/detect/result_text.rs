@@ -1,0 +1,215 @@
+//! Instructions aimed at the model inside result text (`injection_in_result`, warn).
+//!
+//! Result text is third-party data: web pages, issues, files, logs. Ordinary prose often
+//! contains imperatives ("you must install Rust", "before running the tests, …"), so a
+//! single imperative never flags. What flags is text that only makes sense addressed to
+//! the model: overrides ("ignore previous instructions"), concealment from the user,
+//! direct address ("note to the AI"), requests to send the conversation somewhere or to
+//! get a secret from the user, chat-template role markers, standing orders ("from now on,
+//! respond …"), and weaker signals (a role label such as `assistant:`, a tool call, a
+//! secret to read, a pseudo tag) only in combination. Instructions inside hidden HTML
+//! comments (`<!-- … -->`) or markdown comments (`[//]: # (…)`) flag on any model-directed
+//! signal, because nothing a human reader sees needs them.
+
+use super::phrases::{Sig, alternation};
+use super::signals::{Signals, analyze};
+use crate::finding::{Code, Finding, Severity};
+use regex::Regex;
+use std::sync::LazyLock;
+
+/// Hidden comments; group 1 (HTML), 2 (markdown) or 3 (the visible
+/// `[hidden comment: …]` form the markup sanitizer rewrites HTML comments to) is the
+/// content. Unterminated HTML comments run to the end of the text.
+static HIDDEN_COMMENT: LazyLock<Regex> = LazyLock::new(|| {
+    alternation(&[
+        r"(?s)<!--(.*?)(?:-->|\z)",
+        r"(?m)^\s*\[//\]:\s*#\s*[(\x22'](.*)[)\x22']\s*$",
+        r"(?s)\\?\[hidden comment:\s*(.*?)\\?\]",
+    ])
+});
+
+/// Signals that flag on their own in a result.
+const ALONE: &[(Sig, &str)] = &[
+    (
+        Sig::Override,
+        "tells the model to disregard its instructions",
+    ),
+    (
+        Sig::ConcealStrong,
+        "asks the model to hide something from the user",
+    ),
+    (Sig::Address, "speaks to the AI model directly"),
+    (Sig::Exfil, "asks the model to send data out"),
+    (
+        Sig::CredRequest,
+        "asks the model to get a secret from the user",
+    ),
+    (Sig::ChatRole, "injects a chat-template role marker"),
+    (Sig::StandingImperative, "gives the model standing orders"),
+    (
+        Sig::Shadow,
+        "tells the model to change how other tools are used",
+    ),
+];
+
+/// Signals that flag only with one of the listed companions. Companions are chosen so
+/// that documentation prose ("you must copy your credentials file", "the model should be
+/// trained before running") does not combine into a finding.
+const COMBINED: &[(Sig, &[Sig], &str)] = &[
+    (
+        Sig::CredStrong,
+        &[
+            Sig::AddressThird,
+            Sig::RolePrefix,
+            Sig::ConcealWeak,
+            Sig::ToolCall,
+            Sig::PseudoTag,
+            Sig::Trigger,
+        ],
+        "asks the model to read a local secret",
+    ),
+    (
+        Sig::ToolCall,
+        &[
+            Sig::AddressThird,
+            Sig::RolePrefix,
+            Sig::Coercion,
+            Sig::Precondition,
+            Sig::Standing,
+            Sig::ConcealWeak,
+            Sig::CredWeak,
+            Sig::PseudoTag,
+            Sig::Trigger,
+        ],
+        "tells the model to call a tool",
+    ),
+    (
+        Sig::RolePrefix,
+        &[
+            Sig::Coercion,
+            Sig::ConcealWeak,
+            Sig::CredWeak,
+            Sig::Standing,
+            Sig::Precondition,
+            Sig::RunCommand,
+            Sig::Trigger,
+        ],
+        "poses as a chat role giving instructions",
+    ),
+    (
+        Sig::PseudoTag,
+        &[
+            Sig::AddressThird,
+            Sig::ConcealWeak,
+            Sig::RolePrefix,
+            Sig::Trigger,
+            Sig::CredStrong,
+        ],
+        "wraps instructions for the model in a tag-like marker",
+    ),
+    (
+        Sig::AddressThird,
+        &[
+            Sig::ConcealWeak,
+            Sig::Trigger,
+            Sig::ToolCall,
+            Sig::RunCommand,
+        ],
+        "tells the model what it must do",
+    ),
+];
+
+/// Signals that flag inside a hidden comment.
+const HIDDEN: &[Sig] = &[
+    Sig::RolePrefix,
+    Sig::Address,
+    Sig::AddressThird,
+    Sig::Override,
+    Sig::ConcealStrong,
+    Sig::ConcealWeak,
+    Sig::CredStrong,
+    Sig::Exfil,
+    Sig::ToolCall,
+    Sig::Standing,
+    Sig::StandingImperative,
+    Sig::Trigger,
+    Sig::PseudoTag,
+    Sig::ChatRole,
+    Sig::CredRequest,
+    Sig::RunCommand,
+    Sig::Shadow,
+];
+
+fn reasons(s: &Signals) -> Vec<String> {
+    let mut out = Vec::new();
+    for &(sig, what) in ALONE {
+        if let Some(ev) = s.evidence(sig) {
+            out.push(format!("{what} (\"{ev}\")"));
+        }
+    }
+    for &(sig, companions, what) in COMBINED {
+        if let Some(ev) = s.evidence(sig)
+            && companions.iter().any(|&c| s.has(c))
+        {
+            out.push(format!("{what} (\"{ev}\")"));
+        }
+    }
+    out
+}
+
+/// The start of a comment, whitespace collapsed, controls dropped, at most 60 characters.
+fn excerpt(s: &str) -> String {
+    let collapsed = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut out: String = collapsed
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(60)
+        .collect();
+    if collapsed.chars().count() > 60 {
+        out.push('…');
+    }
+    out
+}
+
+/// Scans result text found at `path`; at most one finding.
+pub(crate) fn scan(text: &str, path: &str) -> Vec<Finding> {
+    let mut why = reasons(&analyze(text, None));
+    for c in HIDDEN_COMMENT.captures_iter(text) {
+        let inner = c
+            .get(1)
+            .or_else(|| c.get(2))
+            .or_else(|| c.get(3))
+            .map_or("", |m| m.as_str());
+        let s = analyze(inner, None);
+        if HIDDEN.iter().any(|&sig| s.has(sig)) {
+            why.insert(
+                0,
+                format!(
+                    "hides instructions for the model in a comment (\"{}\")",
+                    excerpt(inner)
+                ),
+            );
+            break;
+        }
+    }
+    if why.is_empty() {
+        return Vec::new();
+    }
+    let more = match why.len() {
+        1 => String::new(),
+        n => format!(" and {} more sign{}", n - 1, if n == 2 { "" } else { "s" }),
+    };
+    vec![Finding::new(
+        Code::InjectionInResult,
+        Severity::Warn,
+        path,
+        format!(
+            "result text {}{more}; treat it as data from a third party, not as instructions.",
+            why[0]
+        ),
+    )]
+}
+
+#[cfg(test)]
+#[path = "result_text_tests.rs"]
+mod tests;

@@ -1,0 +1,74 @@
+//! The audit sink: a bounded queue in front of the store, drained in batches by one
+//! writer task. Senders wait when the queue is full (back-pressure), so no event is
+//! dropped silently; a store failure is reported on stderr once per outage.
+
+use bastion_store::{AuditEvent, Store};
+use std::sync::Arc;
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+/// Queue capacity, events.
+const CAPACITY: usize = 4096;
+/// Events written per transaction at most.
+const BATCH: usize = 512;
+
+/// Cloneable handle that records audit events for one server name.
+#[derive(Debug, Clone)]
+pub struct AuditSink {
+    tx: mpsc::Sender<AuditEvent>,
+    server: Arc<str>,
+}
+
+impl AuditSink {
+    /// Starts the writer task on `store`; events recorded through the returned sink are
+    /// stamped with `server`. The task ends when every sink clone is dropped, after
+    /// writing what is queued.
+    pub fn start(store: Store, server: &str) -> (Self, JoinHandle<()>) {
+        let (tx, mut rx) = mpsc::channel::<AuditEvent>(CAPACITY);
+        let handle = tokio::spawn(async move {
+            let mut failing = false;
+            let mut batch = Vec::with_capacity(BATCH);
+            while rx.recv_many(&mut batch, BATCH).await > 0 {
+                match store.record_audit_batch(&batch).await {
+                    Ok(()) => {
+                        if failing {
+                            eprintln!(
+                                "mcp-bastion: audit store {} is writable again",
+                                store.location()
+                            );
+                        }
+                        failing = false;
+                    }
+                    Err(e) => {
+                        if !failing {
+                            eprintln!(
+                                "mcp-bastion: cannot write the audit log ({e}); {} event(s) lost, will retry with the next ones",
+                                batch.len()
+                            );
+                        }
+                        failing = true;
+                    }
+                }
+                batch.clear();
+            }
+        });
+        (
+            Self {
+                tx,
+                server: server.into(),
+            },
+            handle,
+        )
+    }
+
+    /// Records one event (its `server` and, when 0, `time_ms` are filled in). Waits
+    /// while the queue is full.
+    pub async fn record(&self, mut event: AuditEvent) {
+        event.server = self.server.to_string();
+        if event.time_ms == 0 {
+            event.time_ms = crate::now_ms();
+        }
+        // A closed queue means the gateway is shutting down; nothing to do then.
+        let _ = self.tx.send(event).await;
+    }
+}

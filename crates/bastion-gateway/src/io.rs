@@ -1,0 +1,179 @@
+//! Frame I/O over async pipes: a reader that enforces the frame limit and the
+//! partial-frame read timeout, and outboxes whose queues are bounded in bytes.
+
+use bastion_core::frame::{FrameDecoder, FrameEvent};
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufWriter};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio::time::Instant;
+
+/// Bytes read per `read` call.
+const READ_CHUNK: usize = 64 * 1024;
+
+/// What [`FrameReader::next`] yields.
+#[derive(Debug)]
+pub(crate) enum ReadEvent {
+    /// A complete frame (newline removed).
+    Frame(Vec<u8>),
+    /// A frame over the limit, discarded while reading.
+    Oversized { bytes: usize, prefix: Vec<u8> },
+    /// A partial frame that did not complete within the read timeout, discarded.
+    PartialTimeout { bytes: usize, prefix: Vec<u8> },
+    /// End of stream.
+    Eof,
+}
+
+/// Reads frames from a pipe with a bounded buffer.
+pub(crate) struct FrameReader<R> {
+    inner: R,
+    dec: FrameDecoder,
+    buf: Vec<u8>,
+    ready: VecDeque<FrameEvent>,
+    partial_since: Option<Instant>,
+    read_timeout: Duration,
+    eof: bool,
+}
+
+impl<R: AsyncRead + Unpin> FrameReader<R> {
+    pub(crate) fn new(inner: R, limit: usize, read_timeout: Duration) -> Self {
+        Self {
+            inner,
+            dec: FrameDecoder::new(limit),
+            buf: vec![0; READ_CHUNK],
+            ready: VecDeque::new(),
+            partial_since: None,
+            read_timeout,
+            eof: false,
+        }
+    }
+
+    pub(crate) async fn next(&mut self) -> std::io::Result<ReadEvent> {
+        loop {
+            if let Some(ev) = self.ready.pop_front() {
+                return Ok(match ev {
+                    FrameEvent::Frame(f) => ReadEvent::Frame(f),
+                    FrameEvent::Oversized { bytes, prefix } => {
+                        ReadEvent::Oversized { bytes, prefix }
+                    }
+                });
+            }
+            if self.eof {
+                return Ok(ReadEvent::Eof);
+            }
+            let n = match self.partial_since {
+                Some(since) => {
+                    if let Ok(r) = tokio::time::timeout_at(
+                        since + self.read_timeout,
+                        self.inner.read(&mut self.buf),
+                    )
+                    .await
+                    {
+                        r?
+                    } else {
+                        let prefix = self.dec.partial().to_vec();
+                        let bytes = self.dec.discard_partial();
+                        self.partial_since = None;
+                        return Ok(ReadEvent::PartialTimeout { bytes, prefix });
+                    }
+                }
+                None => self.inner.read(&mut self.buf).await?,
+            };
+            if n == 0 {
+                self.eof = true;
+                self.ready.extend(self.dec.finish());
+                continue;
+            }
+            let mut out = Vec::new();
+            self.dec.push(&self.buf[..n], &mut out);
+            self.ready.extend(out);
+            if self.dec.has_partial() {
+                if self.partial_since.is_none() || !self.ready.is_empty() {
+                    // A new frame started in this chunk (or the previous one finished).
+                    self.partial_since = Some(Instant::now());
+                }
+            } else {
+                self.partial_since = None;
+            }
+        }
+    }
+}
+
+/// Bytes that may wait in one outbox before senders are held back.
+const OUTBOX_BUDGET: usize = 8 * 1024 * 1024;
+
+/// One queued frame and the share of the byte budget it holds until written.
+pub(crate) struct Outgoing {
+    bytes: Vec<u8>,
+    _permit: OwnedSemaphorePermit,
+}
+
+/// Sending side of a bounded (by bytes) frame queue to one pipe.
+#[derive(Clone)]
+pub(crate) struct Outbox {
+    tx: mpsc::Sender<Outgoing>,
+    budget: Arc<Semaphore>,
+}
+
+impl Outbox {
+    pub(crate) fn new() -> (Self, mpsc::Receiver<Outgoing>) {
+        let (tx, rx) = mpsc::channel(4096);
+        (
+            Self {
+                tx,
+                budget: Arc::new(Semaphore::new(OUTBOX_BUDGET)),
+            },
+            rx,
+        )
+    }
+
+    /// Queues `frame` (a newline is appended). Waits while the budget is used up.
+    /// Returns `false` when the writer is gone (the peer closed its end).
+    pub(crate) async fn send(&self, mut frame: Vec<u8>) -> bool {
+        frame.push(b'\n');
+        let want = u32::try_from(frame.len().min(OUTBOX_BUDGET)).unwrap_or(u32::MAX);
+        let Ok(permit) = self.budget.clone().acquire_many_owned(want).await else {
+            return false;
+        };
+        self.tx
+            .send(Outgoing {
+                bytes: frame,
+                _permit: permit,
+            })
+            .await
+            .is_ok()
+    }
+}
+
+/// Writes queued frames to `w`, flushing whenever the queue runs empty. Ends when every
+/// outbox is dropped or `close` fires (after writing what is queued), or on a write
+/// error (the peer is gone).
+pub(crate) async fn write_frames<W: AsyncWrite + Unpin>(
+    mut rx: mpsc::Receiver<Outgoing>,
+    w: W,
+    close: Arc<tokio::sync::Notify>,
+) -> std::io::Result<()> {
+    let mut w = BufWriter::with_capacity(64 * 1024, w);
+    loop {
+        let next = tokio::select! {
+            biased;
+            m = rx.recv() => m,
+            () = close.notified() => {
+                while let Ok(m) = rx.try_recv() {
+                    w.write_all(&m.bytes).await?;
+                }
+                None
+            }
+        };
+        let Some(first) = next else { break };
+        w.write_all(&first.bytes).await?;
+        drop(first);
+        while let Ok(m) = rx.try_recv() {
+            w.write_all(&m.bytes).await?;
+        }
+        w.flush().await?;
+    }
+    w.flush().await?;
+    w.shutdown().await
+}

@@ -1,0 +1,113 @@
+//! Request correlation: host requests waiting for the server's answer (with deadlines),
+//! server requests waiting for the host's answer.
+
+use bastion_core::envelope::Id;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+use tokio::time::Instant;
+
+/// A host request forwarded to the server.
+#[derive(Debug, Clone)]
+pub(crate) struct HostRequest {
+    pub(crate) method: String,
+    /// `tools/call` tool name, `prompts/get` name or `resources/read` uri.
+    pub(crate) target: Option<String>,
+    /// The id exactly as the host sent it.
+    pub(crate) raw_id: Value,
+    pub(crate) deadline: Instant,
+    seq: u64,
+    /// `true` when the request had a `cursor` (a continuation page of a list).
+    pub(crate) continuation: bool,
+}
+
+/// Both directions' pending maps and the deadline index.
+#[derive(Debug, Default)]
+pub(crate) struct Pending {
+    host: HashMap<Id, HostRequest>,
+    server: HashMap<Id, String>,
+    deadlines: BTreeMap<(Instant, u64), Id>,
+    seq: u64,
+}
+
+impl Pending {
+    pub(crate) fn host_contains(&self, id: &Id) -> bool {
+        self.host.contains_key(id)
+    }
+
+    /// Registers a host request; returns the new earliest deadline.
+    pub(crate) fn add_host(
+        &mut self,
+        id: Id,
+        method: String,
+        target: Option<String>,
+        raw_id: Value,
+        deadline: Instant,
+        continuation: bool,
+    ) -> Option<Instant> {
+        self.seq += 1;
+        let seq = self.seq;
+        self.deadlines.insert((deadline, seq), id.clone());
+        self.host.insert(
+            id,
+            HostRequest {
+                method,
+                target,
+                raw_id,
+                deadline,
+                seq,
+                continuation,
+            },
+        );
+        self.next_deadline()
+    }
+
+    pub(crate) fn take_host(&mut self, id: &Id) -> Option<HostRequest> {
+        let req = self.host.remove(id)?;
+        self.deadlines.remove(&(req.deadline, req.seq));
+        Some(req)
+    }
+
+    /// The only pending host request, when there is exactly one.
+    pub(crate) fn sole_host(&self) -> Option<Id> {
+        (self.host.len() == 1)
+            .then(|| self.host.keys().next().cloned())
+            .flatten()
+    }
+
+    pub(crate) fn next_deadline(&self) -> Option<Instant> {
+        self.deadlines.keys().next().map(|(t, _)| *t)
+    }
+
+    /// Removes and returns every host request whose deadline is at or before `now`.
+    pub(crate) fn expire(&mut self, now: Instant) -> Vec<HostRequest> {
+        let mut out = Vec::new();
+        while let Some(entry) = self.deadlines.first_entry() {
+            if entry.key().0 > now {
+                break;
+            }
+            let id = entry.remove();
+            if let Some(req) = self.host.remove(&id) {
+                out.push(req);
+            }
+        }
+        out
+    }
+
+    /// Removes and returns every host request.
+    pub(crate) fn drain_host(&mut self) -> Vec<HostRequest> {
+        self.deadlines.clear();
+        self.host.drain().map(|(_, r)| r).collect()
+    }
+
+    pub(crate) fn add_server(&mut self, id: Id, method: String) -> bool {
+        if self.server.contains_key(&id) {
+            return false;
+        }
+        self.server.insert(id, method);
+        true
+    }
+
+    pub(crate) fn take_server(&mut self, id: &Id) -> Option<String> {
+        self.server.remove(id)
+    }
+}

@@ -1,0 +1,245 @@
+//! `mcp-bastion wrap`: the stdio gateway (DESIGN §3, §4).
+//!
+//! The host starts `mcp-bastion wrap --name N -- CMD ARGS…` instead of the server. Bastion
+//! spawns the server, relays both directions concurrently (a reader and a writer task
+//! per pipe, queues bounded in bytes, so a full pipe on one side never stalls the
+//! other), and stops the server when the host goes away:
+//!
+//! 1. host closes stdin → the server's stdin is closed after queued frames are written;
+//! 2. the server gets `grace` to exit, then SIGTERM (its process group), then SIGKILL;
+//! 3. when the server exits, pending host requests are answered with `upstream_exited`
+//!    and the gateway exits with the server's exit code.
+
+use crate::audit::AuditSink;
+use crate::io::{FrameReader, Outbox, ReadEvent, write_frames};
+use crate::relay::Relay;
+use crate::{GatewayError, child};
+use bastion_core::Limits;
+use bastion_core::finding::Code;
+use bastion_core::json;
+use bastion_core::result::ResultOptions;
+use bastion_core::sanitize::sanitize_text;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::Notify;
+
+/// Everything `wrap` needs.
+#[derive(Debug, Clone)]
+pub struct WrapConfig {
+    /// Server name (`--name`), used in audit events, error data and stderr prefixes.
+    pub name: String,
+    /// The server's exact argv.
+    pub command: Vec<String>,
+    /// Size, depth and time limits.
+    pub limits: Limits,
+    /// Result sanitizing options.
+    pub result: ResultOptions,
+    /// How long the server may take to exit after its stdin closes, ms (default 2000).
+    pub grace_ms: u64,
+}
+
+impl WrapConfig {
+    /// A config with default limits for `name` and `command`.
+    pub fn new(name: impl Into<String>, command: Vec<String>) -> Self {
+        Self {
+            name: name.into(),
+            command,
+            limits: Limits::default(),
+            result: ResultOptions::default(),
+            grace_ms: 2000,
+        }
+    }
+}
+
+/// Why the relay stopped waiting on the host.
+enum HostEnd {
+    /// The host closed its stdin.
+    Closed,
+    /// The host stopped reading our stdout.
+    Gone,
+    /// SIGTERM or SIGINT.
+    Signal,
+}
+
+/// Runs the gateway until the server exits; returns the exit code to use (the server's,
+/// or 128 + signal).
+///
+/// # Errors
+/// [`GatewayError::NoCommand`]/[`GatewayError::Spawn`] when the server cannot start,
+/// [`GatewayError::Io`] on errors waiting for it.
+pub async fn wrap<R, W>(
+    cfg: WrapConfig,
+    host_in: R,
+    host_out: W,
+    audit: AuditSink,
+) -> Result<i32, GatewayError>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let mut server = child::spawn(&cfg.command)?;
+    let pgid = server.id();
+    let server_in = server
+        .stdin
+        .take()
+        .ok_or_else(|| GatewayError::Protocol("server stdin unavailable".into()))?;
+    let server_out = server
+        .stdout
+        .take()
+        .ok_or_else(|| GatewayError::Protocol("server stdout unavailable".into()))?;
+    let server_err = server
+        .stderr
+        .take()
+        .ok_or_else(|| GatewayError::Protocol("server stderr unavailable".into()))?;
+
+    let (to_host, host_rx) = Outbox::new();
+    let (to_server, server_rx) = Outbox::new();
+    let close_host = Arc::new(Notify::new());
+    let close_server = Arc::new(Notify::new());
+    let mut host_writer = tokio::spawn(write_frames(host_rx, host_out, close_host.clone()));
+    let server_writer = tokio::spawn(write_frames(server_rx, server_in, close_server.clone()));
+    let stderr_pump = tokio::spawn(pump_stderr(server_err, cfg.name.clone()));
+
+    let relay = Arc::new(Relay::new(
+        cfg.name.clone(),
+        cfg.limits.clone(),
+        cfg.result.clone(),
+        to_host,
+        to_server,
+        audit,
+    ));
+    let timers = tokio::spawn({
+        let r = relay.clone();
+        async move { r.run_timers().await }
+    });
+    let read_timeout = Duration::from_millis(cfg.limits.read_timeout_ms);
+    let mut server_reader = tokio::spawn({
+        let r = relay.clone();
+        let limit = cfg.limits.max_frame_bytes;
+        async move { read_server(&r, FrameReader::new(server_out, limit, read_timeout)).await }
+    });
+    let mut host_reader = tokio::spawn({
+        let r = relay.clone();
+        let limit = cfg.limits.max_host_frame_bytes;
+        async move { read_host(&r, FrameReader::new(host_in, limit, read_timeout)).await }
+    });
+
+    let grace = Duration::from_millis(cfg.grace_ms);
+    let status = tokio::select! {
+        status = server.wait() => status?,
+        end = async {
+            tokio::select! {
+                _ = &mut host_reader => HostEnd::Closed,
+                _ = &mut host_writer => HostEnd::Gone,
+                () = shutdown_signal() => HostEnd::Signal,
+            }
+        } => {
+            match end {
+                HostEnd::Closed => {}
+                HostEnd::Gone => eprintln!("mcp-bastion[{}]: the client stopped reading; stopping the server", cfg.name),
+                HostEnd::Signal => eprintln!("mcp-bastion[{}]: signal received; stopping the server", cfg.name),
+            }
+            close_server.notify_one();
+            child::stop(&mut server, grace).await?
+        }
+    };
+
+    // The server is gone: read what it wrote before exiting, then answer the rest.
+    let _ = tokio::time::timeout(Duration::from_secs(2), &mut server_reader).await;
+    server_reader.abort();
+    relay.fail_all_pending().await;
+    timers.abort();
+    host_reader.abort();
+    close_server.notify_one();
+    let _ = tokio::time::timeout(Duration::from_secs(1), server_writer).await;
+    if let Some(pgid) = pgid {
+        // Children of the server that outlived it (e.g. `npx` → `node`).
+        child::signal_group_id(pgid, nix::sys::signal::Signal::SIGKILL);
+    }
+    drop(relay);
+    close_host.notify_one();
+    let _ = tokio::time::timeout(Duration::from_secs(2), &mut host_writer).await;
+    stderr_pump.abort();
+    Ok(child::exit_code(status))
+}
+
+async fn read_host<R: AsyncRead + Unpin>(relay: &Relay, mut reader: FrameReader<R>) {
+    loop {
+        match reader.next().await {
+            Ok(ReadEvent::Frame(f)) => relay.on_host_frame(f).await,
+            Ok(ReadEvent::Oversized { bytes, prefix }) => {
+                let id = json::recover_id(&prefix);
+                relay.host_oversized(bytes, id).await;
+            }
+            Ok(ReadEvent::PartialTimeout { bytes, prefix }) => {
+                let id = json::recover_id(&prefix);
+                relay.host_read_timeout(bytes, id).await;
+            }
+            Ok(ReadEvent::Eof) | Err(_) => return,
+        }
+    }
+}
+
+async fn read_server<R: AsyncRead + Unpin>(relay: &Relay, mut reader: FrameReader<R>) {
+    loop {
+        match reader.next().await {
+            Ok(ReadEvent::Frame(f)) => relay.on_server_frame(f).await,
+            Ok(ReadEvent::Oversized { bytes, prefix }) => {
+                let id = json::recover_id(&prefix);
+                let detail = format!("a frame of {bytes} bytes exceeds the limit");
+                relay
+                    .server_rejected(Code::FrameTooLarge, &detail, id.as_ref(), bytes)
+                    .await;
+            }
+            Ok(ReadEvent::PartialTimeout { bytes, prefix }) => {
+                let id = json::recover_id(&prefix);
+                let detail =
+                    format!("a frame stayed incomplete ({bytes} bytes) beyond the read timeout");
+                relay
+                    .server_rejected(Code::ReadTimeout, &detail, id.as_ref(), bytes)
+                    .await;
+            }
+            Ok(ReadEvent::Eof) | Err(_) => return,
+        }
+    }
+}
+
+/// Copies the server's stderr to ours, line by line, prefixed with `[name]` and without
+/// terminal control sequences. Lines are read with a bounded buffer.
+pub(crate) async fn pump_stderr<R: AsyncRead + Unpin>(err: R, name: String) {
+    let mut lines = BufReader::new(err);
+    let mut out = tokio::io::stderr();
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        let n = match (&mut lines)
+            .take(64 * 1024)
+            .read_until(b'\n', &mut buf)
+            .await
+        {
+            Ok(0) | Err(_) => return,
+            Ok(n) => n,
+        };
+        let text = String::from_utf8_lossy(&buf[..n]);
+        let clean = sanitize_text(text.trim_end_matches(['\n', '\r']));
+        let line = format!("[{name}] {}\n", clean.text);
+        if out.write_all(line.as_bytes()).await.is_err() {
+            return;
+        }
+    }
+}
+
+async fn shutdown_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        return std::future::pending().await;
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+    }
+}

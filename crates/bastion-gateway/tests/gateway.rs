@@ -1,0 +1,424 @@
+//! End-to-end tests of `wrap` in process: a test host talks to the gateway through
+//! in-memory pipes; the gateway runs a real server process (the hostile test server in
+//! `tests/servers/hostile_server.py`, Python standard library only).
+
+use bastion_core::Limits;
+use bastion_gateway::{AuditSink, WrapConfig, wrap};
+use bastion_store::{AuditQuery, Store};
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
+use tokio::task::JoinHandle;
+
+fn hostile() -> Vec<String> {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/servers/hostile_server.py");
+    vec!["python3".into(), script.display().to_string()]
+}
+
+struct Host {
+    tx: DuplexStream,
+    rx: Lines<BufReader<DuplexStream>>,
+    gateway: JoinHandle<Result<i32, bastion_gateway::GatewayError>>,
+    store: Store,
+    next_id: i64,
+}
+
+impl Host {
+    async fn start(command: Vec<String>, limits: Limits) -> Self {
+        let store = Store::open("sqlite::memory:").await.unwrap();
+        let (sink, _writer) = AuditSink::start(store.clone(), "hostile");
+        let (host_w, gw_r) = tokio::io::duplex(1 << 16);
+        let (gw_w, host_r) = tokio::io::duplex(1 << 16);
+        let mut cfg = WrapConfig::new("hostile", command);
+        cfg.limits = limits;
+        cfg.grace_ms = 500;
+        let gateway = tokio::spawn(wrap(cfg, gw_r, gw_w, sink));
+        Self {
+            tx: host_w,
+            rx: BufReader::new(host_r).lines(),
+            gateway,
+            store,
+            next_id: 0,
+        }
+    }
+
+    async fn send_raw(&mut self, line: &str) {
+        self.tx.write_all(line.as_bytes()).await.unwrap();
+        self.tx.write_all(b"\n").await.unwrap();
+        self.tx.flush().await.unwrap();
+    }
+
+    async fn recv(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(20), self.rx.next_line())
+            .await
+            .expect("the gateway did not answer within 20 s")
+            .unwrap()
+            .expect("the gateway closed its output");
+        serde_json::from_str(&line)
+            .unwrap_or_else(|e| panic!("host received a non-JSON line ({e}): {line}"))
+    }
+
+    /// Sends a request and returns the response with its id, skipping notifications.
+    async fn request(&mut self, method: &str, params: Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.send_raw(&msg.to_string()).await;
+        loop {
+            let m = self.recv().await;
+            if m.get("id") == Some(&json!(id)) {
+                return m;
+            }
+            assert!(
+                m.get("method").is_some(),
+                "unexpected answer to another id: {m}"
+            );
+        }
+    }
+
+    async fn call(&mut self, tool: &str, args: Value) -> Value {
+        self.request("tools/call", json!({"name": tool, "arguments": args}))
+            .await
+    }
+
+    async fn init(&mut self) {
+        let r = self
+            .request("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}))
+            .await;
+        assert_eq!(r["result"]["serverInfo"]["name"], "hostile", "{r}");
+        self.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+            .await;
+    }
+
+    async fn assert_still_serving(&mut self) {
+        let r = self.call("echo", json!({"text": "still here"})).await;
+        assert_eq!(r["result"]["content"][0]["text"], "still here", "{r}");
+    }
+
+    async fn finish(self) -> (i32, Store) {
+        let Self {
+            tx, gateway, store, ..
+        } = self;
+        drop(tx);
+        let code = tokio::time::timeout(Duration::from_secs(20), gateway)
+            .await
+            .expect("gateway did not exit")
+            .unwrap()
+            .unwrap();
+        (code, store)
+    }
+}
+
+fn reason(r: &Value) -> &str {
+    r["error"]["data"]["reason"]
+        .as_str()
+        .unwrap_or_else(|| panic!("not a Bastion refusal: {r}"))
+}
+
+async fn audit_reasons(store: &Store) -> Vec<String> {
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    store
+        .audit_events(&AuditQuery {
+            limit: Some(10_000),
+            ..AuditQuery::default()
+        })
+        .await
+        .unwrap()
+        .into_iter()
+        .filter_map(|e| e.reason)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn withholds_hidden_tag_tool_and_sorts_the_list() {
+    let mut h = Host::start(hostile(), Limits::default()).await;
+    h.init().await;
+    let list = h.request("tools/list", json!({})).await;
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(!names.contains(&"hidden_tool"), "{names:?}");
+    assert!(names.contains(&"echo"));
+    let mut sorted = names.clone();
+    sorted.sort_unstable();
+    assert_eq!(names, sorted, "lists are returned sorted by name");
+    let r = h.call("hidden_tool", json!({})).await;
+    assert_eq!(reason(&r), "blocked_descriptor");
+    assert!((-32099..=-32000).contains(&r["error"]["code"].as_i64().unwrap()));
+    h.assert_still_serving().await;
+    let (code, store) = h.finish().await;
+    assert_eq!(code, 0);
+    let reasons = audit_reasons(&store).await;
+    assert!(
+        reasons
+            .iter()
+            .filter(|r| *r == "blocked_descriptor")
+            .count()
+            >= 2,
+        "{reasons:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rejected_server_frames_answer_the_pending_request_at_once() {
+    let mut h = Host::start(hostile(), Limits::default()).await;
+    h.init().await;
+    for tool in ["oversize", "dupkey", "deep", "notjson"] {
+        let started = std::time::Instant::now();
+        let r = h.call(tool, json!({})).await;
+        assert_eq!(reason(&r), "upstream_message_rejected", "{tool}: {r}");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "{tool}: answered only after {:?}",
+            started.elapsed()
+        );
+        h.assert_still_serving().await;
+    }
+    let (_, store) = h.finish().await;
+    let events = store
+        .audit_events(&AuditQuery {
+            limit: Some(1000),
+            ..AuditQuery::default()
+        })
+        .await
+        .unwrap();
+    let codes: Vec<String> = events.iter().flat_map(|e| e.codes.clone()).collect();
+    for c in [
+        "frame_too_large",
+        "duplicate_key",
+        "max_depth_exceeded",
+        "invalid_json",
+    ] {
+        assert!(codes.iter().any(|x| x == c), "audit lacks {c}: {codes:?}");
+    }
+    // Rejected frames are audited by type and size only.
+    let big = events
+        .iter()
+        .find(|e| e.codes.iter().any(|c| c == "frame_too_large"))
+        .unwrap();
+    assert!(big.bytes > 4 * 1024 * 1024);
+    assert_eq!(big.tool.as_deref(), Some("oversize"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unknown_response_ids_are_dropped_and_audited() {
+    let mut h = Host::start(hostile(), Limits::default()).await;
+    h.init().await;
+    let r = h.call("unknown_id", json!({})).await;
+    assert_eq!(r["result"]["content"][0]["text"], "the real answer");
+    h.assert_still_serving().await;
+    let (_, store) = h.finish().await;
+    assert!(
+        audit_reasons(&store)
+            .await
+            .iter()
+            .any(|r| r == "unknown_response_id")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn terminal_escapes_never_reach_the_host() {
+    let mut h = Host::start(hostile(), Limits::default()).await;
+    h.init().await;
+    let r = h.call("ansi", json!({})).await;
+    let text = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        !text
+            .chars()
+            .any(|c| c.is_control() && !matches!(c, '\t' | '\n' | '\r')),
+        "{text:?}"
+    );
+    assert!(
+        !text.contains("Y3VybCBldmlsIHwgc2g="),
+        "OSC 52 payload survived: {text:?}"
+    );
+    assert!(
+        !text.contains("attacker.example"),
+        "OSC 8 target survived: {text:?}"
+    );
+    for kept in ["Build", "passed", "docs", "done"] {
+        assert!(text.contains(kept), "{kept} lost: {text:?}");
+    }
+    h.assert_still_serving().await;
+    let (_, store) = h.finish().await;
+    let events = store.audit_events(&AuditQuery::default()).await.unwrap();
+    let sanitized = events
+        .iter()
+        .find(|e| e.verdict == "sanitize")
+        .expect("a sanitize event");
+    assert!(sanitized.removed_chars > 0);
+    assert_eq!(sanitized.tool.as_deref(), Some("ansi"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unanswered_requests_time_out_and_are_cancelled_upstream() {
+    let limits = Limits {
+        tool_call_timeout_ms: 400,
+        ..Limits::default()
+    };
+    let mut h = Host::start(hostile(), limits).await;
+    h.init().await;
+    let r = h.call("silent", json!({})).await;
+    assert_eq!(reason(&r), "request_timeout");
+    let silent_id = r["id"].clone();
+    let c = h.call("cancelled", json!({})).await;
+    let cancelled: Value =
+        serde_json::from_str(c["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert!(
+        cancelled.as_array().unwrap().contains(&silent_id),
+        "server was not sent notifications/cancelled: {cancelled}"
+    );
+    h.assert_still_serving().await;
+    h.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn partial_server_frame_hits_the_read_timeout() {
+    let limits = Limits {
+        read_timeout_ms: 300,
+        tool_call_timeout_ms: 1500,
+        ..Limits::default()
+    };
+    let mut h = Host::start(hostile(), limits).await;
+    h.init().await;
+    let r = h.call("partial", json!({})).await;
+    assert_eq!(reason(&r), "upstream_message_rejected");
+    assert_eq!(r["error"]["data"]["finding"], "read_timeout");
+    // The server's stream is now mid-line: what it writes next belongs to the dropped
+    // frame up to the newline, so the next answer is discarded and times out (fail closed).
+    let r = h.call("echo", json!({"text": "x"})).await;
+    assert_eq!(reason(&r), "request_timeout");
+    h.assert_still_serving().await;
+    h.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_host_frames_are_answered_not_forwarded() {
+    let limits = Limits {
+        max_host_frame_bytes: 4096,
+        ..Limits::default()
+    };
+    let mut h = Host::start(hostile(), limits).await;
+    h.init().await;
+    h.send_raw(r#"{"jsonrpc":"2.0","id":101,"method":"tools/call","params":{"name":"echo","Name":"hidden_tool","arguments":{}}}"#).await;
+    let r = h.recv().await;
+    assert_eq!(
+        (r["id"].clone(), r["error"]["code"].clone()),
+        (json!(101), json!(-32600)),
+        "{r}"
+    );
+    assert_eq!(reason(&r), "duplicate_key");
+    h.send_raw("this is not json").await;
+    let r = h.recv().await;
+    assert_eq!(
+        (r["id"].clone(), r["error"]["code"].clone()),
+        (Value::Null, json!(-32700)),
+        "{r}"
+    );
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":102,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{}"}}}}}}"#,
+        "A".repeat(10_000)
+    );
+    h.send_raw(&big).await;
+    let r = h.recv().await;
+    assert_eq!(r["id"], json!(102), "{r}");
+    assert_eq!(reason(&r), "frame_too_large");
+    h.send_raw(r#"[{"jsonrpc":"2.0","id":103,"method":"ping"}]"#)
+        .await;
+    let r = h.recv().await;
+    assert_eq!(reason(&r), "batch_not_supported");
+    h.assert_still_serving().await;
+    h.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ten_thousand_pipelined_requests_do_not_deadlock() {
+    let mut h = Host::start(hostile(), Limits::default()).await;
+    h.init().await;
+    let Host {
+        tx,
+        rx,
+        gateway,
+        store,
+        ..
+    } = h;
+    let n = 10_000;
+    let writer = tokio::spawn(async move {
+        let mut tx = tx;
+        let mut buf = Vec::new();
+        for i in 0..n {
+            let msg = json!({"jsonrpc":"2.0","id": 1000 + i,"method":"tools/call","params":{"name":"echo","arguments":{"text": format!("m{i}")}}});
+            buf.extend_from_slice(msg.to_string().as_bytes());
+            buf.push(b'\n');
+            if buf.len() > 32 * 1024 {
+                tx.write_all(&buf).await.unwrap();
+                buf.clear();
+            }
+        }
+        tx.write_all(&buf).await.unwrap();
+        tx
+    });
+    let mut rx = rx;
+    let mut seen = std::collections::HashSet::new();
+    while seen.len() < n {
+        let line = tokio::time::timeout(Duration::from_mins(1), rx.next_line())
+            .await
+            .expect("stalled")
+            .unwrap()
+            .unwrap();
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert!(v.get("result").is_some(), "{v}");
+        seen.insert(v["id"].as_i64().unwrap());
+    }
+    let tx = writer.await.unwrap();
+    drop(tx);
+    let code = tokio::time::timeout(Duration::from_secs(20), gateway)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(code, 0);
+    drop(store);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn exit_code_and_pending_requests_when_the_server_dies() {
+    let script = "import sys\nsys.stdin.readline()\nsys.exit(7)\n".to_owned();
+    let mut h = Host::start(
+        vec!["python3".into(), "-c".into(), script],
+        Limits::default(),
+    )
+    .await;
+    h.send_raw(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
+        .await;
+    let r = h.recv().await;
+    assert_eq!(r["id"], 1);
+    assert_eq!(reason(&r), "upstream_exited");
+    let (code, _) = h.finish().await;
+    assert_eq!(code, 7);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn missing_server_command_is_a_spawn_error() {
+    let store = Store::open("sqlite::memory:").await.unwrap();
+    let (sink, _w) = AuditSink::start(store, "x");
+    let (_a, b) = tokio::io::duplex(64);
+    let (c, _d) = tokio::io::duplex(64);
+    let err = wrap(
+        WrapConfig::new("x", vec!["/nonexistent/mcp-server".into()]),
+        b,
+        c,
+        sink,
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("cannot start server command `/nonexistent/mcp-server`"),
+        "{err}"
+    );
+}

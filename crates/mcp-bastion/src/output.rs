@@ -1,0 +1,182 @@
+//! Human and JSON output of the commands.
+
+use anyhow::{Result, bail};
+use bastion_core::Report;
+use bastion_core::finding::Finding;
+use bastion_core::unicode::escape_for_display;
+use bastion_gateway::scan::ScanReport;
+use bastion_store::AuditEvent;
+use std::io::Write;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+fn finding_line(f: &Finding) -> String {
+    let path = if f.path.is_empty() {
+        String::new()
+    } else {
+        format!(" at {}", f.path)
+    };
+    format!(
+        "  {:<8} {}{}: {}",
+        f.severity.as_str(),
+        f.code,
+        path,
+        escape_for_display(&f.message)
+    )
+}
+
+/// `check` in human form: verdict, findings, and the output when it differs.
+pub(crate) fn print_report(report: &Report) {
+    println!("verdict: {}", report.verdict);
+    for f in &report.findings {
+        println!("{}", finding_line(f));
+    }
+    if let Some(out) = &report.output {
+        println!("output: {}", escape_for_display(&out.to_string()));
+    }
+}
+
+/// `scan` output: a table, or one JSON object `{"verdict", "findings", "output"}`.
+pub(crate) fn print_scan(name: &str, report: &ScanReport, json: bool) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    if json {
+        let findings: Vec<&Finding> = report.items.iter().flat_map(|i| &i.findings).collect();
+        let value = serde_json::json!({
+            "verdict": report.verdict(),
+            "findings": findings,
+            "output": report,
+        });
+        writeln!(out, "{value}")?;
+        return Ok(());
+    }
+    let info = report.server_info.as_ref().map_or_else(
+        || "unknown".into(),
+        |i| {
+            let n = i.get("name").and_then(|v| v.as_str()).unwrap_or("?");
+            let v = i.get("version").and_then(|v| v.as_str()).unwrap_or("?");
+            format!("{} {}", escape_for_display(n), escape_for_display(v))
+        },
+    );
+    writeln!(
+        out,
+        "server {name}: {info} ({} era, protocol {})",
+        report.era,
+        report.protocol_version.as_deref().unwrap_or("?")
+    )?;
+    let width = report
+        .items
+        .iter()
+        .map(|i| i.key.chars().count())
+        .max()
+        .unwrap_or(4)
+        .clamp(4, 48);
+    writeln!(
+        out,
+        "{:<20} {:<width$} {:<8} FINDINGS",
+        "KIND", "ITEM", "VERDICT"
+    )?;
+    for item in &report.items {
+        let mut codes: Vec<&str> = item.findings.iter().map(|f| f.code.as_str()).collect();
+        codes.dedup();
+        let kind = serde_json::to_value(item.kind)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "{kind:<20} {:<width$} {:<8} {}",
+            escape_for_display(&item.key),
+            item.verdict.as_str(),
+            codes.join(",")
+        )?;
+    }
+    for item in report.items.iter().filter(|i| !i.findings.is_empty()) {
+        writeln!(
+            out,
+            "\n{} {}:",
+            item.verdict.as_str(),
+            escape_for_display(&item.key)
+        )?;
+        for f in &item.findings {
+            writeln!(out, "{}", finding_line(f))?;
+        }
+    }
+    for e in &report.errors {
+        writeln!(out, "error: {e}")?;
+    }
+    let count = |v: bastion_core::Verdict| report.items.iter().filter(|i| i.verdict == v).count();
+    writeln!(
+        out,
+        "\n{} items: {} allow, {} flag, {} block",
+        report.items.len(),
+        count(bastion_core::Verdict::Allow),
+        count(bastion_core::Verdict::Flag),
+        count(bastion_core::Verdict::Block)
+    )?;
+    Ok(())
+}
+
+/// `audit` output: one JSON object per line, or a table.
+pub(crate) fn print_audit(events: &[AuditEvent], json: bool) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    for e in events {
+        if json {
+            writeln!(out, "{}", serde_json::to_string(e)?)?;
+            continue;
+        }
+        let t = UNIX_EPOCH + Duration::from_millis(u64::try_from(e.time_ms).unwrap_or(0));
+        writeln!(
+            out,
+            "{} {:<10} {:<15} {:<12} {:<24} {:<20} {:<8} {:<26} {:>9}B {}",
+            humantime::format_rfc3339_millis(t),
+            e.server,
+            e.direction,
+            e.message_kind.as_deref().unwrap_or("-"),
+            e.method.as_deref().unwrap_or("-"),
+            escape_for_display(e.tool.as_deref().unwrap_or("-")),
+            e.verdict,
+            e.reason.as_deref().unwrap_or("-"),
+            e.bytes,
+            e.codes.join(",")
+        )?;
+    }
+    Ok(())
+}
+
+/// `--since`: a duration ago (`90s`, `15m`, `2h`, `7d`) or an RFC 3339 time; returns
+/// unix milliseconds.
+pub(crate) fn parse_since(s: &str) -> Result<i64> {
+    let t = if let Ok(d) = humantime::parse_duration(s) {
+        SystemTime::now().checked_sub(d).unwrap_or(UNIX_EPOCH)
+    } else if let Ok(t) = humantime::parse_rfc3339_weak(s) {
+        t
+    } else {
+        bail!(
+            "--since {s:?}: expected a duration such as 15m or 2h, or an RFC 3339 time such as 2026-11-30T12:00:00Z"
+        );
+    };
+    Ok(t.duration_since(UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn since_forms() {
+        assert_eq!(
+            parse_since("2026-01-01T00:00:00Z").unwrap(),
+            1_767_225_600_000
+        );
+        let ago = parse_since("1h").unwrap();
+        let now = i64::try_from(
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .unwrap()
+                .as_millis(),
+        )
+        .unwrap();
+        assert!((now - ago - 3_600_000).abs() < 5_000);
+        assert!(parse_since("yesterday-ish").is_err());
+    }
+}

@@ -1,0 +1,393 @@
+//! End-to-end tests of the `mcp-bastion` binary: `check`, `scan`, `audit`, and `wrap`
+//! between real MCP peers — the reference server `@modelcontextprotocol/server-everything`
+//! (npm) and the official Python SDK (`mcp` on `PyPI`) as client and as a dual-era server.
+//! The peers are installed by `scripts/test-deps.sh` into `.ci/deps` (or
+//! `$BASTION_TEST_DEPS`).
+
+use serde_json::{Value, json};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_mcp-bastion")
+}
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn deps() -> PathBuf {
+    let dir = std::env::var_os("BASTION_TEST_DEPS")
+        .map_or_else(|| workspace().join(".ci/deps"), PathBuf::from);
+    assert!(
+        dir.join("venv/bin/python").exists()
+            && dir
+                .join("node/node_modules/.bin/mcp-server-everything")
+                .exists(),
+        "test peers missing in {}: run scripts/test-deps.sh first",
+        dir.display()
+    );
+    dir
+}
+
+fn python() -> String {
+    deps().join("venv/bin/python").display().to_string()
+}
+
+fn everything() -> Vec<String> {
+    vec![
+        deps()
+            .join("node/node_modules/.bin/mcp-server-everything")
+            .display()
+            .to_string(),
+    ]
+}
+
+fn py_server() -> Vec<String> {
+    vec![
+        python(),
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/e2e/py_server.py")
+            .display()
+            .to_string(),
+    ]
+}
+
+fn hostile_server() -> Vec<String> {
+    vec![
+        "python3".into(),
+        workspace()
+            .join("crates/bastion-gateway/tests/servers/hostile_server.py")
+            .display()
+            .to_string(),
+    ]
+}
+
+/// Runs the binary with `args`, feeding `stdin`; isolated config and store.
+fn run(args: &[&str], stdin: &str, store: &Path) -> Output {
+    let mut child = Command::new(bin())
+        .args(args)
+        .env("MCP_BASTION_STORE", format!("sqlite://{}", store.display()))
+        .env("XDG_CONFIG_HOME", store.parent().unwrap())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn json_out(out: &Output) -> Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+#[test]
+fn check_exit_codes_and_json_shape() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("b.db");
+    let dup = json!({"raw": r#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"a","Name":"b"}}"#});
+    let out = run(
+        &["--json", "check", "message", "-"],
+        &dup.to_string(),
+        &store,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_out(&out);
+    assert_eq!(v["verdict"], "block");
+    assert_eq!(v["findings"][0]["code"], "duplicate_key");
+    assert_eq!(v["findings"][0]["severity"], "high");
+    assert_eq!(v["findings"][0]["path"], "/params");
+    assert_eq!(v["output"]["answer"]["error"]["code"], -32600);
+
+    let ok = json!({"raw": r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#});
+    let out = run(&["--json", "check", "message"], &ok.to_string(), &store);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(json_out(&out)["verdict"], "allow");
+
+    let ansi =
+        json!({"content": [{"type": "text", "text": "\u{1b}[2J\u{1b}[HAll 212 tests passed.\n"}]});
+    let file = dir.path().join("result.json");
+    std::fs::write(&file, ansi.to_string()).unwrap();
+    let out = run(
+        &["--json", "check", "result", file.to_str().unwrap()],
+        "",
+        &store,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let v = json_out(&out);
+    assert_eq!(v["verdict"], "sanitize");
+    assert_eq!(v["output"]["content"][0]["text"], "All 212 tests passed.\n");
+
+    // Input errors exit 2 with a message.
+    let out = run(&["check", "message"], "not json", &store);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("input is not valid JSON"));
+    let out = run(&["check", "nonsense"], "{}", &store);
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(&["check", "descriptor", "/nonexistent/x.json"], "", &store);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn check_human_output_escapes_hidden_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = json!({"kind": "resource", "descriptor": {"uri": "file:///r.txt", "name": "report\u{202e}txt.exe"}});
+    let out = run(
+        &["check", "descriptor"],
+        &input.to_string(),
+        &dir.path().join("b.db"),
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("bidi_control"), "{text}");
+    assert!(
+        !text.contains('\u{202e}'),
+        "raw bidi override printed: {text}"
+    );
+    assert_ne!(out.status.code(), Some(0));
+}
+
+#[test]
+fn codes_table_matches_docs() {
+    let out = Command::new(bin()).arg("codes").output().unwrap();
+    let table = String::from_utf8(out.stdout).unwrap();
+    let doc = std::fs::read_to_string(workspace().join("docs/finding-codes.md")).unwrap();
+    assert!(
+        doc.contains(&table),
+        "docs/finding-codes.md is out of date: run `mcp-bastion codes` and paste the table"
+    );
+}
+
+/// One Python SDK session against `server` (direct or wrapped).
+fn session(mode: &str, script: &Value, server: &[String], store: &Path) -> Value {
+    let out = Command::new(python())
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/session.py"))
+        .arg(mode)
+        .arg(script.to_string())
+        .arg("--")
+        .args(server)
+        .env("MCP_BASTION_STORE", format!("sqlite://{}", store.display()))
+        .env("XDG_CONFIG_HOME", store.parent().unwrap())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "session failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn wrapped(name: &str, server: Vec<String>) -> Vec<String> {
+    let mut argv = vec![
+        bin().to_owned(),
+        "wrap".into(),
+        "--name".into(),
+        name.into(),
+        "--".into(),
+    ];
+    argv.extend(server);
+    argv
+}
+
+fn names(list: &Value, member: &str, key: &str) -> Vec<String> {
+    let mut v: Vec<String> = list[member]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t[key].as_str().unwrap().to_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn server_everything_through_wrap_matches_direct() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("bastion.db");
+    let script = json!([
+        {"op": "list_tools"},
+        {"op": "call_tool", "name": "echo", "arguments": {"message": "hello from the test"}},
+        {"op": "call_tool", "name": "get-sum", "arguments": {"a": 2, "b": 40}},
+        {"op": "list_prompts"},
+        {"op": "get_prompt", "name": "simple-prompt", "arguments": {}},
+        {"op": "list_resources"},
+        {"op": "list_resource_templates"},
+        {"op": "read_resource", "uri": "demo://resource/static/document/architecture.md"}
+    ]);
+    for mode in ["legacy", "auto"] {
+        let direct = session(mode, &script, &everything(), &store);
+        let through = session(mode, &script, &wrapped("everything", everything()), &store);
+        assert_eq!(
+            direct["protocol_version"], through["protocol_version"],
+            "{mode}"
+        );
+        let (d, t) = (&direct["steps"], &through["steps"]);
+        assert_eq!(
+            names(&d[0], "tools", "name"),
+            names(&t[0], "tools", "name"),
+            "{mode}: tools/list differs"
+        );
+        assert_eq!(d[0]["tools"].as_array().unwrap().len(), 13);
+        assert_eq!(d[1], t[1], "{mode}: tools/call echo differs");
+        assert_eq!(t[1]["content"][0]["text"], "Echo: hello from the test");
+        assert_eq!(d[2], t[2], "{mode}: tools/call get-sum differs");
+        assert_eq!(
+            names(&d[3], "prompts", "name"),
+            names(&t[3], "prompts", "name")
+        );
+        assert_eq!(d[4], t[4], "{mode}: prompts/get differs");
+        assert_eq!(
+            names(&d[5], "resources", "uri"),
+            names(&t[5], "resources", "uri")
+        );
+        assert_eq!(
+            names(&d[6], "resourceTemplates", "uriTemplate"),
+            names(&t[6], "resourceTemplates", "uriTemplate")
+        );
+        assert_eq!(d[7], t[7], "{mode}: resources/read differs");
+        assert!(d[7]["contents"][0]["text"].as_str().unwrap().len() > 100);
+    }
+    // The gateway audited what it relayed.
+    let out = run(
+        &[
+            "--json",
+            "audit",
+            "--server",
+            "everything",
+            "--limit",
+            "1000",
+        ],
+        "",
+        &store,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(events.iter().any(|e| e["method"] == "tools/call"
+        && e["tool"] == "echo"
+        && e["direction"] == "host_to_server"));
+    assert!(
+        events
+            .iter()
+            .any(|e| e["method"] == "resources/read" && e["direction"] == "server_to_host")
+    );
+    // Never payload text.
+    let raw = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        !raw.contains("hello from the test"),
+        "argument values leaked into the audit log"
+    );
+}
+
+#[test]
+fn stateless_era_through_wrap() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("bastion.db");
+    let script = json!([
+        {"op": "list_tools"},
+        {"op": "call_tool", "name": "add", "arguments": {"a": 2, "b": 3}},
+        {"op": "read_resource", "uri": "memo://greeting"},
+        {"op": "get_prompt", "name": "review", "arguments": {"code": "x = 1"}}
+    ]);
+    let direct = session("auto", &script, &py_server(), &store);
+    let through = session("auto", &script, &wrapped("py", py_server()), &store);
+    assert_eq!(direct["protocol_version"], "2026-07-28");
+    assert_eq!(through["protocol_version"], "2026-07-28");
+    let (d, t) = (&direct["steps"], &through["steps"]);
+    assert_eq!(names(&d[0], "tools", "name"), names(&t[0], "tools", "name"));
+    assert_eq!(d[1], t[1]);
+    assert_eq!(t[1]["structuredContent"]["result"], 5);
+    assert_eq!(d[3], t[3]);
+    // The resource text carries colour codes: direct shows them, the gateway removes them.
+    assert_eq!(
+        d[2]["contents"][0]["text"],
+        "hello \u{1b}[31mred\u{1b}[0m world"
+    );
+    assert_eq!(t[2]["contents"][0]["text"], "hello red world");
+    assert_eq!(t[2]["resultType"], "complete");
+}
+
+#[test]
+fn scan_reports_and_exit_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("b.db");
+    let mut args = vec!["--json", "scan", "--name", "hostile", "--"];
+    let hostile = hostile_server();
+    args.extend(hostile.iter().map(String::as_str));
+    let out = run(&args, "", &store);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json_out(&out);
+    assert_eq!(v["verdict"], "block");
+    let items = v["output"]["items"].as_array().unwrap();
+    let hidden = items.iter().find(|i| i["key"] == "hidden_tool").unwrap();
+    assert_eq!(hidden["verdict"], "block");
+    assert!(
+        hidden["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["code"] == "hidden_unicode_tag")
+    );
+    assert_eq!(v["output"]["era"], "legacy");
+
+    let mut args = vec!["scan", "--name", "everything", "--"];
+    let every = everything();
+    args.extend(every.iter().map(String::as_str));
+    let out = run(&args, "", &store);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("echo"), "{text}");
+    assert!(text.contains("items:"), "{text}");
+    assert!(
+        !text.contains(" block "),
+        "server-everything must not have blocked items:\n{text}"
+    );
+
+    let mut args = vec!["--json", "scan", "--"];
+    let py = py_server();
+    args.extend(py.iter().map(String::as_str));
+    let out = run(&args, "", &store);
+    let v = json_out(&out);
+    assert_eq!(v["output"]["era"], "stateless", "{v}");
+    assert!(
+        v["output"]["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["key"] == "add")
+    );
+}
+
+#[test]
+fn wrap_reports_missing_server_with_exit_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(
+        &["wrap", "--name", "x", "--", "/nonexistent/server"],
+        "",
+        &dir.path().join("b.db"),
+    );
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot start server command"));
+    let out = run(&["wrap"], "", &dir.path().join("b.db"));
+    assert_eq!(out.status.code(), Some(2));
+}
