@@ -837,20 +837,14 @@ impl Relay {
             let expired = self.state().pending.expire(Instant::now());
             for req in expired {
                 let ms = self.limits.timeout_for(&req.method);
-                self.audit
-                    .record(
-                        Ev::new("gateway", "request", Verdict::Block, 0)
-                            .method(&req.method)
-                            .target(req.target.as_deref())
-                            .id(&req.raw_id)
-                            .reason("request_timeout")
-                            .0,
-                    )
-                    .await;
-                self.answer_host(
-                    Some(&req.raw_id),
+                let message = format!(
+                    "The server did not answer {} within {ms} ms; mcp-bastion cancelled the request",
+                    req.method
+                );
+                self.fail_request(
+                    &req,
                     codes::REQUEST_TIMEOUT,
-                    &format!("The server did not answer {} within {ms} ms; mcp-bastion cancelled the request", req.method),
+                    &message,
                     "request_timeout",
                     json!({"timeout_ms": ms}),
                 )
@@ -868,25 +862,35 @@ impl Relay {
     pub(crate) async fn fail_all_pending(&self) {
         let all = self.state().pending.drain_host();
         for req in all {
-            self.audit
-                .record(
-                    Ev::new("gateway", "request", Verdict::Block, 0)
-                        .method(&req.method)
-                        .target(req.target.as_deref())
-                        .id(&req.raw_id)
-                        .reason("upstream_exited")
-                        .0,
-                )
-                .await;
-            self.answer_host(
-                Some(&req.raw_id),
+            let message = format!("The server exited before answering {}", req.method);
+            self.fail_request(
+                &req,
                 codes::UPSTREAM_UNAVAILABLE,
-                &format!("The server exited before answering {}", req.method),
+                &message,
                 "upstream_exited",
                 Value::Null,
             )
             .await;
         }
+    }
+
+    /// Audits a host request the gateway answers itself and sends the host the error.
+    async fn fail_request(
+        &self,
+        req: &HostRequest,
+        code: i64,
+        message: &str,
+        reason: &str,
+        extra: Value,
+    ) {
+        let ev = Ev::new("gateway", "request", Verdict::Block, 0)
+            .method(&req.method)
+            .target(req.target.as_deref())
+            .id(&req.raw_id)
+            .reason(reason);
+        self.audit.record(ev.0).await;
+        self.answer_host(Some(&req.raw_id), code, message, reason, extra)
+            .await;
     }
 }
 
