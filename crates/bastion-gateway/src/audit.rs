@@ -8,9 +8,12 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 /// Queue capacity, events.
-const CAPACITY: usize = 4096;
+const CAPACITY: usize = 16 * 1024;
 /// Events written per transaction at most.
-const BATCH: usize = 512;
+const BATCH: usize = 2048;
+/// How long the writer lets events accumulate after the first one arrives, so that a
+/// busy gateway writes a few transactions per second instead of one per message.
+const LINGER: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Cloneable handle that records audit events for one server name.
 #[derive(Debug, Clone)]
@@ -29,6 +32,15 @@ impl AuditSink {
             let mut failing = false;
             let mut batch = Vec::with_capacity(BATCH);
             while rx.recv_many(&mut batch, BATCH).await > 0 {
+                if batch.len() < BATCH {
+                    tokio::time::sleep(LINGER).await;
+                    while batch.len() < BATCH {
+                        match rx.try_recv() {
+                            Ok(e) => batch.push(e),
+                            Err(_) => break,
+                        }
+                    }
+                }
                 match store.record_audit_batch(&batch).await {
                     Ok(()) => {
                         if failing {

@@ -14,6 +14,7 @@ mod io;
 mod pending;
 mod relay;
 pub mod scan;
+pub mod stdio;
 pub mod wrap;
 
 pub use audit::AuditSink;

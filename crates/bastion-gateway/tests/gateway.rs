@@ -20,6 +20,7 @@ struct Host {
     tx: DuplexStream,
     rx: Lines<BufReader<DuplexStream>>,
     gateway: JoinHandle<Result<i32, bastion_gateway::GatewayError>>,
+    audit_writer: JoinHandle<()>,
     store: Store,
     next_id: i64,
 }
@@ -27,7 +28,7 @@ struct Host {
 impl Host {
     async fn start(command: Vec<String>, limits: Limits) -> Self {
         let store = Store::open("sqlite::memory:").await.unwrap();
-        let (sink, _writer) = AuditSink::start(store.clone(), "hostile");
+        let (sink, audit_writer) = AuditSink::start(store.clone(), "hostile");
         let (host_w, gw_r) = tokio::io::duplex(1 << 16);
         let (gw_w, host_r) = tokio::io::duplex(1 << 16);
         let mut cfg = WrapConfig::new("hostile", command);
@@ -38,6 +39,7 @@ impl Host {
             tx: host_w,
             rx: BufReader::new(host_r).lines(),
             gateway,
+            audit_writer,
             store,
             next_id: 0,
         }
@@ -98,13 +100,22 @@ impl Host {
 
     async fn finish(self) -> (i32, Store) {
         let Self {
-            tx, gateway, store, ..
+            tx,
+            gateway,
+            audit_writer,
+            store,
+            ..
         } = self;
         drop(tx);
         let code = tokio::time::timeout(Duration::from_secs(20), gateway)
             .await
             .expect("gateway did not exit")
             .unwrap()
+            .unwrap();
+        // The relay dropped its audit sink: the writer drains what is queued and ends.
+        tokio::time::timeout(Duration::from_secs(10), audit_writer)
+            .await
+            .expect("audit writer did not finish")
             .unwrap();
         (code, store)
     }
@@ -117,7 +128,6 @@ fn reason(r: &Value) -> &str {
 }
 
 async fn audit_reasons(store: &Store) -> Vec<String> {
-    tokio::time::sleep(Duration::from_millis(200)).await;
     store
         .audit_events(&AuditQuery {
             limit: Some(10_000),

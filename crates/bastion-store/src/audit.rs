@@ -5,7 +5,7 @@
 
 use crate::{Store, StoreError};
 use serde::{Deserialize, Serialize};
-use sqlx::Row;
+use sqlx::{QueryBuilder, Row, Sqlite};
 
 /// One audit event. JSON shape (as printed by `mcp-bastion audit --json`, one per line):
 /// `{"id", "time_ms", "server", "direction", "message_kind", "method", "tool",
@@ -71,28 +71,32 @@ impl Store {
     /// # Errors
     /// As [`Store::record_audit`]; on error none of the batch is written.
     pub async fn record_audit_batch(&self, events: &[AuditEvent]) -> Result<(), StoreError> {
+        // Rows per INSERT statement: 13 bound values each, well under SQLite's limit of
+        // 32 766 variables; one statement per chunk keeps round trips to the database
+        // worker few under load.
+        const ROWS: usize = 256;
         let mut tx = self.pool.begin().await?;
-        for e in events {
-            sqlx::query(
+        for chunk in events.chunks(ROWS) {
+            let mut q: QueryBuilder<Sqlite> = QueryBuilder::new(
                 "INSERT INTO audit_events (time_ms, server, direction, message_kind, method, tool, request_id, \
-                 verdict, reason, codes, bytes, removed_chars, digest) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
-            )
-            .bind(e.time_ms)
-            .bind(&e.server)
-            .bind(&e.direction)
-            .bind(&e.message_kind)
-            .bind(&e.method)
-            .bind(&e.tool)
-            .bind(&e.request_id)
-            .bind(&e.verdict)
-            .bind(&e.reason)
-            .bind((!e.codes.is_empty()).then(|| e.codes.join(",")))
-            .bind(e.bytes)
-            .bind(e.removed_chars)
-            .bind(&e.digest)
-            .execute(&mut *tx)
-            .await?;
+                 verdict, reason, codes, bytes, removed_chars, digest) ",
+            );
+            q.push_values(chunk, |mut row, e| {
+                row.push_bind(e.time_ms)
+                    .push_bind(&e.server)
+                    .push_bind(&e.direction)
+                    .push_bind(&e.message_kind)
+                    .push_bind(&e.method)
+                    .push_bind(&e.tool)
+                    .push_bind(&e.request_id)
+                    .push_bind(&e.verdict)
+                    .push_bind(&e.reason)
+                    .push_bind((!e.codes.is_empty()).then(|| e.codes.join(",")))
+                    .push_bind(e.bytes)
+                    .push_bind(e.removed_chars)
+                    .push_bind(&e.digest);
+            });
+            q.build().execute(&mut *tx).await?;
         }
         tx.commit().await?;
         Ok(())

@@ -9,7 +9,7 @@ mod output;
 
 use anyhow::{Context, Result};
 use bastion_core::check::{self, CheckKind};
-use bastion_gateway::{AuditSink, WrapConfig, scan, wrap};
+use bastion_gateway::{AuditSink, WrapConfig, scan, stdio, wrap};
 use bastion_store::{AuditEvent, AuditQuery, Store};
 use clap::{Parser, Subcommand};
 use std::io::Read;
@@ -204,13 +204,17 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             wcfg.result.max_text_bytes = cfg.limits.max_text_bytes;
             wcfg.result.content = cfg.content.clone();
             wcfg.grace_ms = cfg.gateway.shutdown_grace_ms;
-            let rt = runtime()?;
+            // One thread runs the whole relay: no cross-thread wake-ups per frame.
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .context("cannot start the async runtime")
+                .map_err(internal)?;
             let code = rt.block_on(async {
                 let store = Store::open(&store_url).await.map_err(internal)?;
                 let (sink, writer) = AuditSink::start(store.clone(), &name);
-                let code = wrap(wcfg, tokio::io::stdin(), tokio::io::stdout(), sink)
-                    .await
-                    .map_err(internal)?;
+                let (stdin, stdout) = (stdio::host_stdin(), stdio::host_stdout());
+                let code = wrap(wcfg, stdin, stdout, sink).await.map_err(internal)?;
                 // All sinks are dropped with the relay; let the writer drain.
                 let _ = tokio::time::timeout(std::time::Duration::from_secs(5), writer).await;
                 store.close().await;
