@@ -206,8 +206,6 @@ finding_codes! {
     InjectionInResult => "injection_in_result", "a result contains instructions aimed at the model";
     /// Truncated text.
     TextTruncated => "text_truncated", "text beyond max_text_bytes was truncated with a visible marker";
-    /// outputSchema violation.
-    OutputSchemaMismatch => "output_schema_mismatch", "structuredContent is missing or does not validate against the tool's outputSchema";
     /// Two items of one list share a name.
     DuplicateName => "duplicate_name", "two items of one list share a name (or uri), so which one runs is ambiguous";
     /// Tool withheld.

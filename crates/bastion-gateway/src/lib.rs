@@ -29,7 +29,7 @@ pub enum GatewayError {
     #[error("no server command given: use `mcp-bastion wrap --name NAME -- COMMAND [ARGS...]`")]
     NoCommand,
     /// The server could not be started.
-    #[error("cannot start server command `{command}`: {source} (is it installed and on PATH?)")]
+    #[error("cannot start server command `{command}` (is it installed and on PATH?)")]
     Spawn {
         /// The program.
         command: String,

@@ -358,14 +358,14 @@ impl Relay {
             }
             if st.pending.host_contains(&id) {
                 Some((
-                    "duplicate_request_id",
+                    Code::DuplicateRequestId.as_str(),
                     format!("Invalid request: id {id} is already used by a request still pending"),
                 ))
             } else if let (Some(list), Some(t)) = (guarded_list(&method), target.as_deref())
                 && st.withheld.get(list).is_some_and(|w| w.contains(t))
             {
                 Some((
-                    "blocked_descriptor",
+                    Code::BlockedDescriptor.as_str(),
                     format!(
                         "mcp-bastion withheld {t:?} from server {:?} because its descriptor failed security checks; run `mcp-bastion audit --server {}` to see why",
                         self.name, self.name
@@ -391,7 +391,7 @@ impl Relay {
         };
         if let Some((reason, message)) = refusal {
             self.audit.record(ev(Verdict::Block).reason(reason).0).await;
-            let code = if reason == "duplicate_request_id" {
+            let code = if reason == Code::DuplicateRequestId.as_str() {
                 codes::INVALID_REQUEST
             } else {
                 codes::POLICY_REFUSED
@@ -658,7 +658,7 @@ impl Relay {
             }
             for item in outcome.items.iter().filter(|i| i.verdict >= Verdict::Flag) {
                 let reason = if item.verdict == Verdict::Block {
-                    "blocked_descriptor"
+                    Code::BlockedDescriptor.as_str()
                 } else {
                     "flagged_descriptor"
                 };
@@ -777,7 +777,7 @@ impl Relay {
             Ok(()) if !self.state().pending.add_server(id, method.to_owned()) => Some((
                 codes::INVALID_REQUEST,
                 "Invalid request: this id is already used by a request still pending".to_owned(),
-                "duplicate_request_id",
+                Code::DuplicateRequestId.as_str(),
             )),
             Ok(()) => None,
         };

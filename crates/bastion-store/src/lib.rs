@@ -37,7 +37,7 @@ pub enum StoreError {
     UnsupportedUrl(String),
     /// The database could not be opened or created.
     #[error(
-        "cannot open the store at {location}: {source} (check the path, its permissions and free disk space)"
+        "cannot open the store at {location} (check the path, its permissions and free disk space)"
     )]
     Open {
         /// Where.
@@ -46,8 +46,11 @@ pub enum StoreError {
         #[source]
         source: sqlx::Error,
     },
+    /// A read-only command was pointed at a store that does not exist.
+    #[error("no store at {}: nothing has been recorded there yet (check --store / MCP_BASTION_STORE)", .0.display())]
+    Missing(PathBuf),
     /// The parent directory could not be created.
-    #[error("cannot create the store directory {path}: {source}")]
+    #[error("cannot create the store file or directory {}", .path.display())]
     CreateDir {
         /// Which directory.
         path: PathBuf,
@@ -56,10 +59,10 @@ pub enum StoreError {
         source: std::io::Error,
     },
     /// Migrations failed (a newer or damaged database).
-    #[error("cannot migrate the store schema: {0} (was the file written by a newer mcp-bastion?)")]
+    #[error("cannot migrate the store schema (was the file written by a newer mcp-bastion?)")]
     Migrate(#[from] sqlx::migrate::MigrateError),
     /// A query failed (locked, read-only, disk full, ...).
-    #[error("store query failed: {0}")]
+    #[error("store query failed (the database may be locked, read-only or full)")]
     Query(#[from] sqlx::Error),
 }
 
@@ -92,6 +95,19 @@ impl Store {
     /// shared-store issue), [`StoreError::Open`]/[`StoreError::CreateDir`] when the file
     /// cannot be created, [`StoreError::Migrate`] when the schema cannot be applied.
     pub async fn open(url: &str) -> Result<Self, StoreError> {
+        Self::open_with(url, true).await
+    }
+
+    /// Opens an existing store (for commands that only read it, such as `audit`).
+    ///
+    /// # Errors
+    /// [`StoreError::Missing`] when there is no store at `url`; otherwise as
+    /// [`Store::open`].
+    pub async fn open_existing(url: &str) -> Result<Self, StoreError> {
+        Self::open_with(url, false).await
+    }
+
+    async fn open_with(url: &str, create: bool) -> Result<Self, StoreError> {
         let (options, location) = if url == "sqlite::memory:" {
             (
                 SqliteConnectOptions::from_str(url).map_err(|source| StoreError::Open {
@@ -102,15 +118,15 @@ impl Store {
             )
         } else {
             let path = sqlite_path(url)?;
-            if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-                std::fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
-                    path: parent.to_owned(),
-                    source,
-                })?;
+            if !create && !path.is_file() {
+                return Err(StoreError::Missing(path));
+            }
+            if create {
+                prepare_file(&path)?;
             }
             let opts = SqliteConnectOptions::new()
                 .filename(&path)
-                .create_if_missing(true)
+                .create_if_missing(create)
                 .journal_mode(SqliteJournalMode::Wal)
                 .synchronous(SqliteSynchronous::Normal)
                 .busy_timeout(Duration::from_secs(5));
@@ -126,7 +142,6 @@ impl Store {
                 source,
             })?;
         migrator().run(&pool).await?;
-        restrict_permissions(&location);
         Ok(Self { pool, location })
     }
 
@@ -155,19 +170,38 @@ fn sqlite_path(url: &str) -> Result<PathBuf, StoreError> {
     Ok(PathBuf::from(url))
 }
 
-/// The store holds the audit log (and later pins and approvals): owner-only access.
-#[cfg(unix)]
-fn restrict_permissions(location: &str) {
-    use std::os::unix::fs::PermissionsExt;
-    let path = Path::new(location);
-    if path.is_file() {
-        // Best effort: a store on a filesystem without modes still works.
-        let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+/// Creates the store's directory (mode 0700) and an empty database file (mode 0600)
+/// before SQLite opens it: SQLite gives its `-wal` and `-shm` files the mode of the
+/// database file, so the audit log is never readable by other users, not even during
+/// the first session.
+fn prepare_file(path: &Path) -> Result<(), StoreError> {
+    use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    if let Some(parent) = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty() && !p.exists())
+    {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(parent)
+            .map_err(|source| StoreError::CreateDir {
+                path: parent.to_owned(),
+                source,
+            })?;
     }
+    if !path.exists() {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(path)
+            .map_err(|source| StoreError::CreateDir {
+                path: path.to_owned(),
+                source,
+            })?;
+    }
+    Ok(())
 }
-
-#[cfg(not(unix))]
-fn restrict_permissions(_location: &str) {}
 
 #[cfg(test)]
 mod tests {

@@ -118,8 +118,42 @@ async fn unsupported_and_unopenable_urls_are_typed_errors() {
     assert!(matches!(err, StoreError::CreateDir { .. }), "{err}");
     assert!(
         err.to_string()
-            .contains("cannot create the store directory")
+            .contains("cannot create the store file or directory")
     );
+}
+
+#[tokio::test]
+async fn new_store_files_are_owner_only_from_the_start() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fresh/dir/a.db");
+    let store = Store::open(path.to_str().unwrap()).await.unwrap();
+    store.record_audit(&event("a", 1, "allow")).await.unwrap();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&path), 0o600);
+    assert_eq!(
+        mode(&dir.path().join("fresh/dir/a.db-wal")),
+        0o600,
+        "WAL holds audit rows"
+    );
+    assert_eq!(mode(&dir.path().join("fresh/dir/a.db-shm")), 0o600);
+    assert_eq!(mode(&dir.path().join("fresh/dir")), 0o700);
+    store.close().await;
+}
+
+#[tokio::test]
+async fn reading_commands_do_not_create_a_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("missing/x.db");
+    let err = Store::open_existing(path.to_str().unwrap())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Missing(_)), "{err}");
+    assert!(
+        err.to_string()
+            .contains("nothing has been recorded there yet")
+    );
+    assert!(!dir.path().join("missing").exists());
 }
 
 #[tokio::test]

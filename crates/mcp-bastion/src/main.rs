@@ -12,7 +12,7 @@ use bastion_core::check::{self, CheckKind};
 use bastion_gateway::{AuditSink, WrapConfig, scan, stdio, wrap};
 use bastion_store::{AuditEvent, AuditQuery, Store};
 use clap::{Parser, Subcommand};
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -150,15 +150,22 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let value = bastion_core::json::parse_value(&text, 10_000)
                 .map_err(|e| input(anyhow::anyhow!("input is not valid JSON: {e}")))?;
             let report = check::run(kind, &value, &cfg.limits).map_err(input)?;
-            if cli.json {
-                println!("{}", serde_json::to_string(&report).map_err(internal)?);
+            let printed = if cli.json {
+                let mut out = std::io::stdout().lock();
+                serde_json::to_string(&report)
+                    .map_err(anyhow::Error::from)
+                    .and_then(|line| writeln!(out, "{line}").map_err(anyhow::Error::from))
             } else {
-                output::print_report(&report);
-            }
+                output::print_report(&report)
+            };
+            printed_ok(printed)?;
             Ok(check::exit_code(report.verdict))
         }
         Command::Codes => {
-            print!("{}", bastion_core::Code::table());
+            printed_ok(
+                write!(std::io::stdout().lock(), "{}", bastion_core::Code::table())
+                    .map_err(anyhow::Error::from),
+            )?;
             Ok(0)
         }
         Command::Audit {
@@ -173,7 +180,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 .map_err(input)?;
             let rt = runtime()?;
             rt.block_on(async {
-                let store = Store::open(&store_url).await.map_err(internal)?;
+                let store = Store::open_existing(&store_url).await.map_err(internal)?;
                 let events = store
                     .audit_events(&AuditQuery {
                         server,
@@ -182,7 +189,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     })
                     .await
                     .map_err(internal)?;
-                output::print_audit(&events, cli.json).map_err(internal)?;
+                printed_ok(output::print_audit(&events, cli.json))?;
                 Ok(0)
             })
         }
@@ -192,9 +199,9 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let report = rt
                 .block_on(scan::scan(&command, &cfg.limits, &name))
                 .map_err(internal)?;
-            output::print_scan(&name, &report, cli.json).map_err(internal)?;
             rt.block_on(record_scan(&store_url, &name, &report, cli.quiet))
                 .map_err(internal)?;
+            printed_ok(output::print_scan(&name, &report, cli.json))?;
             Ok(i32::from(report.verdict() >= bastion_core::Verdict::Flag))
         }
         Command::Wrap { name, command } => {
@@ -276,6 +283,15 @@ async fn record_scan(
         );
     }
     Ok(())
+}
+
+/// Output errors are internal failures, except a reader that closed our stdout early
+/// (`mcp-bastion … | head`), which is normal use.
+fn printed_ok(r: Result<()>) -> Result<(), Failure> {
+    match r {
+        Err(e) if !output::is_broken_pipe(&e) => Err(internal(e)),
+        _ => Ok(()),
+    }
 }
 
 fn read_input(path: Option<&std::path::Path>) -> Result<Vec<u8>> {

@@ -25,14 +25,23 @@ fn finding_line(f: &Finding) -> String {
 }
 
 /// `check` in human form: verdict, findings, and the output when it differs.
-pub(crate) fn print_report(report: &Report) {
-    println!("verdict: {}", report.verdict);
+pub(crate) fn print_report(report: &Report) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "verdict: {}", report.verdict)?;
     for f in &report.findings {
-        println!("{}", finding_line(f));
+        writeln!(out, "{}", finding_line(f))?;
     }
-    if let Some(out) = &report.output {
-        println!("output: {}", escape_for_display(&out.to_string()));
+    if let Some(value) = &report.output {
+        writeln!(out, "output: {}", escape_for_display(&value.to_string()))?;
     }
+    Ok(())
+}
+
+/// `true` when `e` is a closed stdout (`mcp-bastion … | head`): not a failure.
+pub(crate) fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain()
+        .filter_map(|c| c.downcast_ref::<std::io::Error>())
+        .any(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
 }
 
 /// `scan` output: a table, or one JSON object `{"verdict", "findings", "output"}`.
@@ -115,28 +124,51 @@ pub(crate) fn print_scan(name: &str, report: &ScanReport, json: bool) -> Result<
     Ok(())
 }
 
-/// `audit` output: one JSON object per line, or a table.
+/// `audit` output: one JSON object per line, or a table with a header.
 pub(crate) fn print_audit(events: &[AuditEvent], json: bool) -> Result<()> {
     let mut out = std::io::stdout().lock();
-    for e in events {
-        if json {
+    if json {
+        for e in events {
             writeln!(out, "{}", serde_json::to_string(e)?)?;
-            continue;
         }
+        return Ok(());
+    }
+    if events.is_empty() {
+        writeln!(out, "no audit events match")?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{:<24} {:<12} {:<14} {:<12} {:<24} {:<8} {:<26} {:>9}  {}",
+        "TIME",
+        "SERVER",
+        "DIRECTION",
+        "KIND",
+        "METHOD",
+        "VERDICT",
+        "REASON",
+        "BYTES",
+        "TARGET [codes]"
+    )?;
+    for e in events {
         let t = UNIX_EPOCH + Duration::from_millis(u64::try_from(e.time_ms).unwrap_or(0));
+        let codes = if e.codes.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", e.codes.join(","))
+        };
         writeln!(
             out,
-            "{} {:<10} {:<15} {:<12} {:<24} {:<20} {:<8} {:<26} {:>9}B {}",
-            humantime::format_rfc3339_millis(t),
-            e.server,
+            "{:<24} {:<12} {:<14} {:<12} {:<24} {:<8} {:<26} {:>9}  {}{codes}",
+            humantime::format_rfc3339_millis(t).to_string(),
+            escape_for_display(&e.server),
             e.direction,
             e.message_kind.as_deref().unwrap_or("-"),
             e.method.as_deref().unwrap_or("-"),
-            escape_for_display(e.tool.as_deref().unwrap_or("-")),
             e.verdict,
             e.reason.as_deref().unwrap_or("-"),
             e.bytes,
-            e.codes.join(",")
+            escape_for_display(e.tool.as_deref().unwrap_or("-")),
         )?;
     }
     Ok(())

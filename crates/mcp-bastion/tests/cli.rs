@@ -391,3 +391,62 @@ fn wrap_reports_missing_server_with_exit_3() {
     let out = run(&["wrap"], "", &dir.path().join("b.db"));
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `mcp-bastion … | head`: a reader that closed our stdout is normal use, not a failure,
+/// and `scan` still records what it found.
+#[test]
+fn closed_stdout_is_not_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("b.db");
+    for args in [vec!["codes"], vec!["--json", "check", "message"]] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let mut child = Command::new(bin())
+            .args(&args)
+            .env("MCP_BASTION_STORE", format!("sqlite://{}", store.display()))
+            .stdin(Stdio::piped())
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(br#"{"raw":"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}"}"#)
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = Command::new(bin())
+        .args(["scan", "--name", "hostile", "--"])
+        .args(hostile_server())
+        .env("MCP_BASTION_STORE", format!("sqlite://{}", store.display()))
+        .stdout(writer)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let audit = run(&["--json", "audit", "--server", "hostile"], "", &store);
+    assert!(String::from_utf8_lossy(&audit.stdout).contains("hidden_tool"));
+}
+
+#[test]
+fn audit_of_a_missing_store_is_an_error_not_an_empty_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(&["audit"], "", &dir.path().join("nothing/here.db"));
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing has been recorded there yet"));
+    assert!(!dir.path().join("nothing").exists());
+}

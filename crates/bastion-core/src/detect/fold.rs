@@ -12,22 +12,195 @@
 //! characters without an ASCII prototype.
 //!
 //! The folded text is only ever matched against patterns, never shown to anyone.
+//!
+//! # How it stays fast
+//! The steps above are defined on the whole text, but all of them are local, so the
+//! implementation only pays for Unicode where there is Unicode:
+//! * ASCII is folded byte-wise (lowercase, separator runs collapsed) straight into the
+//!   output buffer: NFKC, case folding and NFD map ASCII to (lowercase) ASCII one to one.
+//! * Non-ASCII text is cut into *clusters* before every stable starter (a character with
+//!   canonical combining class 0 and `NFKC_Quick_Check=Yes`, which never composes with
+//!   what precedes it; every ASCII character is one). Normalization never reaches across
+//!   such a cut, so each cluster is normalized, case folded and decomposed on its own.
+//!   A cluster of one character that all three steps leave alone and that is neither a
+//!   mark, a separator nor typographic punctuation (most CJK, Arabic, lowercase Cyrillic)
+//!   is copied as is. The per-character facts are computed once per process and cached.
+//! * A word is checked for an ASCII confusable prototype only when it holds non-ASCII
+//!   characters, and rewritten only when every one of them has one (cached per
+//!   character); no word is copied into a buffer of its own.
+//!
+//! A test compares this implementation with the straightforward whole-text one
+//! (`reference_fold`) on random text rich in marks, compatibility forms and look-alikes.
 
 use icu_casemap::CaseMapper;
-use unicode_normalization::UnicodeNormalization;
+use std::sync::atomic::{AtomicU8, Ordering};
+use unicode_normalization::char::canonical_combining_class;
+use unicode_normalization::{IsNormalized, UnicodeNormalization, is_nfkc_quick};
 use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
 
 /// Folds `input` into the matching form described in the module docs.
 pub(crate) fn fold(input: &str) -> String {
-    let nfkc: String = input.nfkc().collect();
-    let folded = CaseMapper::new().fold_string(&nfkc).into_owned();
-    let mut out = String::with_capacity(folded.len());
-    let mut word = String::new();
-    // 0 = no pending separator, 1 = space, 2 = line break.
-    let mut pending = 0u8;
-    for c in folded.nfd() {
+    let mut out = String::new();
+    fold_into(input, &mut out);
+    out
+}
+
+/// [`fold`] into `out` (cleared first), reusing its allocation.
+pub(crate) fn fold_into(input: &str, out: &mut String) {
+    out.clear();
+    out.reserve(input.len());
+    let mut f = Folder {
+        out,
+        pending: 0,
+        word_start: 0,
+        word_ascii: true,
+        scratch: String::new(),
+    };
+    if input.is_ascii() {
+        f.ascii(input);
+    } else {
+        f.mixed(input);
+    }
+    f.flush_word();
+}
+
+/// The folding state machine: separators pending, and where the current word starts in
+/// the output.
+struct Folder<'a> {
+    out: &'a mut String,
+    /// 0 = no pending separator, 1 = space, 2 = line break.
+    pending: u8,
+    /// Byte offset in `out` of the word being built.
+    word_start: usize,
+    /// Whether the word being built is ASCII so far.
+    word_ascii: bool,
+    /// NFKC of one cluster.
+    scratch: String,
+}
+
+/// ASCII bytes that separate words: controls, space and DEL.
+const fn is_ascii_separator(b: u8) -> bool {
+    b <= b' ' || b == 0x7F
+}
+
+impl Folder<'_> {
+    /// A separator of `kind` (1 = space, 2 = line break) ends the current word.
+    fn separator(&mut self, kind: u8) {
+        self.flush_word();
+        self.pending = self.pending.max(kind);
+    }
+
+    /// Called before a word character is appended: emits the pending separator.
+    fn begin_word_char(&mut self) {
+        if self.pending > 0 {
+            if !self.out.is_empty() {
+                self.out.push(if self.pending == 2 { '\n' } else { ' ' });
+            }
+            self.pending = 0;
+            self.word_start = self.out.len();
+        }
+    }
+
+    /// Ends the current word: a non-ASCII word whose every non-ASCII character has an
+    /// ASCII confusable prototype is replaced by that prototype.
+    fn flush_word(&mut self) {
+        if self.word_ascii {
+            return;
+        }
+        self.word_ascii = true;
+        let word = &self.out[self.word_start..];
+        if !word.chars().all(|c| c.is_ascii() || has_ascii_prototype(c)) {
+            return;
+        }
+        if let Some(ascii) = ascii_prototype(word) {
+            let ascii = ascii.to_ascii_lowercase();
+            self.out.truncate(self.word_start);
+            self.out.push_str(&ascii);
+        }
+    }
+
+    /// Folds pure ASCII: lowercase, separator runs collapsed.
+    fn ascii(&mut self, text: &str) {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            if is_ascii_separator(b) {
+                self.separator(if b == b'\n' || b == b'\r' { 2 } else { 1 });
+                i += 1;
+                continue;
+            }
+            let end = bytes[i..]
+                .iter()
+                .position(|&b| is_ascii_separator(b))
+                .map_or(bytes.len(), |p| i + p);
+            self.begin_word_char();
+            let start = self.out.len();
+            self.out.push_str(&text[i..end]);
+            self.out[start..].make_ascii_lowercase();
+            i = end;
+        }
+    }
+
+    /// Folds text with non-ASCII characters, cluster by cluster (see the module docs).
+    fn mixed(&mut self, text: &str) {
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i].is_ascii() {
+                let run_end = bytes[i..]
+                    .iter()
+                    .position(|b| !b.is_ascii())
+                    .map_or(bytes.len(), |p| i + p);
+                // The last ASCII character joins the next cluster when what follows it
+                // may combine with it (`e` + U+0301).
+                let end = match text[run_end..].chars().next() {
+                    Some(c) if !is_cut(c) => run_end - 1,
+                    _ => run_end,
+                };
+                self.ascii(&text[i..end]);
+                i = end;
+                if end == run_end {
+                    continue;
+                }
+            }
+            let start = i;
+            let mut chars = text[i..].chars();
+            let first = chars.next().unwrap_or_default();
+            i += first.len_utf8();
+            for c in chars {
+                if is_cut(c) {
+                    break;
+                }
+                i += c.len_utf8();
+            }
+            if i - start == first.len_utf8() && class(first) == INERT {
+                self.begin_word_char();
+                self.word_ascii = false;
+                self.out.push(first);
+            } else {
+                self.cluster(&text[start..i]);
+            }
+        }
+    }
+
+    /// The full treatment of one cluster: NFKC, case folding, NFD, then per character.
+    fn cluster(&mut self, cluster: &str) {
+        let mut nfkc = std::mem::take(&mut self.scratch);
+        nfkc.clear();
+        nfkc.extend(cluster.nfkc());
+        let folded = CaseMapper::new().fold_string(&nfkc);
+        for c in folded.nfd() {
+            self.char(c);
+        }
+        drop(folded);
+        self.scratch = nfkc;
+    }
+
+    /// One character of normalized, case-folded, decomposed text.
+    fn char(&mut self, c: char) {
         if is_dropped(c) {
-            continue;
+            return;
         }
         let sep = match c {
             '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}' => 2,
@@ -35,21 +208,88 @@ pub(crate) fn fold(input: &str) -> String {
             _ => 0,
         };
         if sep > 0 {
-            flush_word(&mut out, &mut word);
-            pending = pending.max(sep);
-            continue;
+            self.separator(sep);
+            return;
         }
-        if pending > 0 {
-            flush_word(&mut out, &mut word);
-            if !out.is_empty() {
-                out.push(if pending == 2 { '\n' } else { ' ' });
-            }
-            pending = 0;
+        self.begin_word_char();
+        let m = map_punctuation(c);
+        if !m.is_ascii() {
+            self.word_ascii = false;
         }
-        word.push(map_punctuation(c));
+        self.out.push(m);
     }
-    flush_word(&mut out, &mut word);
-    out
+}
+
+/// Character classes cached in [`CLASSES`]: not yet computed.
+const UNKNOWN: u8 = 0;
+/// A stable starter that folding leaves unchanged on its own.
+const INERT: u8 = 1;
+/// A stable starter that folding changes (`É`, `Ж`, `が`).
+const STARTER: u8 = 2;
+/// Not a stable starter: a cut before it would change normalization.
+const NON_STARTER: u8 = 3;
+/// Prototype facts cached in [`PROTOTYPES`]: the character has a non-empty ASCII one.
+const HAS_PROTOTYPE: u8 = 1;
+/// The character has no (or an empty or non-ASCII) prototype.
+const NO_PROTOTYPE: u8 = 2;
+
+/// Characters below this are cached (the BMP and the SMP: scripts, symbols, emoji).
+const CACHED: usize = 0x2_0000;
+static CLASSES: [AtomicU8; CACHED] = [const { AtomicU8::new(UNKNOWN) }; CACHED];
+static PROTOTYPES: [AtomicU8; CACHED] = [const { AtomicU8::new(UNKNOWN) }; CACHED];
+
+/// Looks `c` up in `table`, computing and caching it on first use.
+fn cached(table: &[AtomicU8; CACHED], c: char, compute: fn(char) -> u8) -> u8 {
+    let Some(slot) = table.get(c as usize) else {
+        return compute(c);
+    };
+    match slot.load(Ordering::Relaxed) {
+        UNKNOWN => {
+            let v = compute(c);
+            slot.store(v, Ordering::Relaxed);
+            v
+        }
+        v => v,
+    }
+}
+
+/// The class of a non-ASCII character ([`INERT`], [`STARTER`] or [`NON_STARTER`]).
+fn class(c: char) -> u8 {
+    cached(&CLASSES, c, compute_class)
+}
+
+fn compute_class(c: char) -> u8 {
+    let stable =
+        canonical_combining_class(c) == 0 && is_nfkc_quick(std::iter::once(c)) == IsNormalized::Yes;
+    if !stable {
+        return NON_STARTER;
+    }
+    let mut buf = [0u8; 4];
+    let s: &str = c.encode_utf8(&mut buf);
+    let unchanged = !is_dropped(c)
+        && !c.is_whitespace()
+        && !c.is_control()
+        && map_punctuation(c) == c
+        && s.nfkc().eq(std::iter::once(c))
+        && s.nfd().eq(std::iter::once(c))
+        && CaseMapper::new().fold_string(s) == s;
+    if unchanged { INERT } else { STARTER }
+}
+
+/// Whether normalization may be cut before `c` (every ASCII character qualifies).
+fn is_cut(c: char) -> bool {
+    c.is_ascii() || class(c) != NON_STARTER
+}
+
+/// Whether the non-ASCII `c` has a non-empty ASCII confusable prototype.
+fn has_ascii_prototype(c: char) -> bool {
+    cached(&PROTOTYPES, c, |c| {
+        let mut buf = [0u8; 4];
+        match ascii_prototype(c.encode_utf8(&mut buf)) {
+            Some(p) if !p.is_empty() => HAS_PROTOTYPE,
+            _ => NO_PROTOTYPE,
+        }
+    }) == HAS_PROTOTYPE
 }
 
 /// Marks, invisible format characters and fillers carry no visible letter.
@@ -76,20 +316,6 @@ fn map_punctuation(c: char) -> char {
     }
 }
 
-/// Appends `word` to `out`, replaced by its ASCII confusable prototype when every
-/// non-ASCII character of it has one (UTS #39 `skeleton`, applied per character so that
-/// ASCII letters such as `m` are not themselves rewritten).
-fn flush_word(out: &mut String, word: &mut String) {
-    if word.is_ascii() {
-        out.push_str(word);
-    } else if let Some(ascii) = ascii_prototype(word) {
-        out.push_str(&ascii.to_ascii_lowercase());
-    } else {
-        out.push_str(word);
-    }
-    word.clear();
-}
-
 /// The word with every non-ASCII character replaced by its UTS #39 confusable prototype,
 /// or `None` when some character has no (non-empty) ASCII prototype.
 pub(crate) fn ascii_prototype(word: &str) -> Option<String> {
@@ -111,19 +337,26 @@ pub(crate) fn ascii_prototype(word: &str) -> Option<String> {
     Some(out)
 }
 
-/// Splits folded text into sentences: at line breaks and at `.`, `!`, `?`, `;` followed by
-/// a space (so paths such as `~/.ssh/id_rsa` and URLs stay whole).
+/// Whether the byte at `i` of folded text ends a sentence: a line break, or `.`, `!`,
+/// `?`, `;` followed by a space, a line break or the end (so paths such as
+/// `~/.ssh/id_rsa` and URLs stay whole).
+fn ends_sentence(bytes: &[u8], i: usize) -> bool {
+    match bytes[i] {
+        b'\n' => true,
+        b'.' | b'!' | b'?' | b';' => bytes.get(i + 1).is_none_or(|&n| n == b' ' || n == b'\n'),
+        _ => false,
+    }
+}
+
+/// Splits folded text into sentences (trimmed, empty ones left out) where
+/// [`ends_sentence`]: the full path's split, which [`piece_around`] must agree with.
+#[cfg(test)]
 pub(crate) fn sentences(folded: &str) -> Vec<&str> {
     let bytes = folded.as_bytes();
     let mut out = Vec::new();
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let end_here = match b {
-            b'\n' => true,
-            b'.' | b'!' | b'?' | b';' => bytes.get(i + 1).is_none_or(|&n| n == b' ' || n == b'\n'),
-            _ => false,
-        };
-        if end_here {
+    for i in 0..bytes.len() {
+        if ends_sentence(bytes, i) {
             let piece = folded[start..=i].trim();
             if !piece.is_empty() {
                 out.push(piece);
@@ -138,9 +371,74 @@ pub(crate) fn sentences(folded: &str) -> Vec<&str> {
     out
 }
 
+/// The untrimmed piece of `folded` between sentence ends around byte `at`, as a range
+/// `start..end`, looking back no further than `floor` (a known piece start at or
+/// before `at`), so that visiting pieces left to right stays linear.
+pub(crate) fn piece_around(folded: &str, at: usize, floor: usize) -> (usize, usize) {
+    let bytes = folded.as_bytes();
+    let mut start = at;
+    while start > floor && !ends_sentence(bytes, start - 1) {
+        start -= 1;
+    }
+    let mut end = at;
+    while end < bytes.len() {
+        end += 1;
+        if ends_sentence(bytes, end - 1) {
+            break;
+        }
+    }
+    (start, end)
+}
+
+/// The whole-text folding the fast one must equal: the original definition.
+#[cfg(test)]
+pub(crate) fn reference_fold(input: &str) -> String {
+    let nfkc: String = input.nfkc().collect();
+    let folded = CaseMapper::new().fold_string(&nfkc).into_owned();
+    let mut out = String::with_capacity(folded.len());
+    let mut word = String::new();
+    let mut pending = 0u8;
+    let flush = |out: &mut String, word: &mut String| {
+        if word.is_ascii() {
+            out.push_str(word);
+        } else if let Some(ascii) = ascii_prototype(word) {
+            out.push_str(&ascii.to_ascii_lowercase());
+        } else {
+            out.push_str(word);
+        }
+        word.clear();
+    };
+    for c in folded.nfd() {
+        if is_dropped(c) {
+            continue;
+        }
+        let sep = match c {
+            '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}' => 2,
+            c if c.is_whitespace() || c.is_control() => 1,
+            _ => 0,
+        };
+        if sep > 0 {
+            flush(&mut out, &mut word);
+            pending = pending.max(sep);
+            continue;
+        }
+        if pending > 0 {
+            flush(&mut out, &mut word);
+            if !out.is_empty() {
+                out.push(if pending == 2 { '\n' } else { ' ' });
+            }
+            pending = 0;
+        }
+        word.push(map_punctuation(c));
+    }
+    flush(&mut out, &mut word);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn folds_case_width_accents_and_space() {
@@ -158,6 +456,7 @@ mod tests {
         ];
         for (input, want) in cases {
             assert_eq!(fold(input), want, "{input:?}");
+            assert_eq!(reference_fold(input), want, "{input:?}");
         }
     }
 
@@ -183,5 +482,63 @@ mod tests {
             vec!["reads ~/.ssh/id_rsa.", "then stop!", "next;", "last"]
         );
         assert!(sentences("").is_empty());
+    }
+
+    /// Inputs where cluster cuts matter: combining marks after ASCII and after other
+    /// marks, halfwidth voiced marks that compose under NFKC, Hangul jamo, ligatures,
+    /// compatibility spaces, look-alikes next to separators.
+    #[test]
+    fn fast_fold_equals_reference_on_tricky_inputs() {
+        let cases = [
+            "e\u{301}cole \u{301}x \u{300}\u{301}",
+            "\u{FF76}\u{FF9E}\u{FF8A}\u{FF9F} \u{304B}\u{3099}",
+            "\u{1100}\u{1161}\u{11A8} \u{AC00}\u{11A8}",
+            "\u{FB01}le \u{FB03} \u{2126}\u{212A}",
+            "a\u{A0}b\u{3000}c\u{2028}d\u{85}e",
+            "I\u{307} \u{130} \u{3A3}\u{391}\u{3A3} \u{1E9E}",
+            "<\u{338} =\u{338}",
+            "\u{456}gn\u{43E}r\u{435}\u{200B} \u{FF49}gnore \u{410}\u{412}",
+            "\u{5831}\u{544A}\u{66F8}\u{3092}\u{8AAD}\u{3080}\u{3002}\u{FF08}x\u{FF09}",
+            "\u{627}\u{653} \u{644}\u{64E}\u{627} \u{FEFB}",
+            "\u{E0049}\u{E0067} x\u{FE0F}\u{1F600}\u{1F1E9}\u{1F1EA}",
+            "\u{F73} \u{F71}\u{F72} \u{0344}",
+            "  \t lead and trail \r\n ",
+            "\u{301}",
+            "\u{2019}\u{201C}\u{2014}\u{2212}\u{AB}",
+        ];
+        for input in cases {
+            assert_eq!(fold(input), reference_fold(input), "{input:?}");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// The fast folding equals the whole-text definition on arbitrary text.
+        #[test]
+        fn fast_fold_equals_reference(text in "[ a-zA-Z.!?;'\t\r\n\u{7F}\u{A0}-\u{17F}\u{300}-\u{36F}\u{370}-\u{3FF}\u{400}-\u{4FF}\u{1100}-\u{11FF}\u{2000}-\u{206F}\u{2100}-\u{214F}\u{3000}-\u{30FF}\u{AC00}-\u{AC10}\u{FB00}-\u{FB06}\u{FF01}-\u{FFEE}\u{E0000}-\u{E007F}\u{1D400}-\u{1D4FF}\u{1F600}-\u{1F64F}]{0,60}") {
+            prop_assert_eq!(fold(&text), reference_fold(&text));
+        }
+
+        /// Any Unicode at all.
+        #[test]
+        fn fast_fold_equals_reference_any(text in any::<String>()) {
+            prop_assert_eq!(fold(&text), reference_fold(&text));
+        }
+
+        /// Every piece found around a byte is the sentence `sentences` yields there.
+        #[test]
+        fn piece_around_agrees_with_sentences(text in "[a-c .;!?\n]{0,40}") {
+            let folded = fold(&text);
+            let all = sentences(&folded);
+            for at in 0..folded.len() {
+                let (s, e) = piece_around(&folded, at, 0);
+                let piece = folded[s..e].trim();
+                if !piece.is_empty() {
+                    prop_assert!(all.contains(&piece), "{:?} {}", piece, at);
+                }
+                prop_assert!(s <= at && at < e);
+            }
+        }
     }
 }

@@ -44,6 +44,7 @@ mod meta;
 mod names;
 mod objects;
 mod phrases;
+mod prefilter;
 mod result_text;
 mod signals;
 mod size;

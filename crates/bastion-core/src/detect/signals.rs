@@ -3,7 +3,7 @@
 //! [`super::objects`] (read a secret, send the conversation somewhere) and references to
 //! other tools with actions that change how they are used.
 
-use super::fold::{fold, sentences};
+use super::fold::{fold, fold_into};
 use super::objects::{Obj, ObjKind, address_target, find_objects, find_sink};
 use super::phrases::{
     ADDRESS, ADDRESS_THIRD, CHAT_ROLE, COERCION, COERCION_ARGUMENTS, CONCEAL_STRONG, CONCEAL_WEAK,
@@ -160,11 +160,51 @@ fn governing_preposition(sentence: &str, at: usize) -> Option<&str> {
 
 /// Analyzes `text`. `own_name` is the name of the described tool, so references to it are
 /// not taken as references to other tools.
+///
+/// Only the sentences that [`super::prefilter`] finds anchors in are analyzed; the others
+/// cannot produce a signal, so the result is that of analyzing every sentence
+/// ([`analyze_full`], which the tests compare it with).
 pub(crate) fn analyze(text: &str, own_name: Option<&str>) -> Signals {
-    let folded = fold(text);
     let own = own_name.map(fold);
     let mut signals = Signals::default();
-    for sentence in sentences(&folded) {
+    with_buffer(|folded| {
+        fold_into(text, folded);
+        super::prefilter::candidate_sentences(folded, |sentence| {
+            analyze_sentence(sentence, own.as_deref(), &mut signals);
+        });
+    });
+    signals
+}
+
+/// Runs `f` with a cleared per-thread buffer for folded text, so that scanning many
+/// results does not allocate (and fault in) a fresh buffer each time. Buffers beyond
+/// [`KEPT_BUFFER`] bytes are released after use.
+fn with_buffer<R>(f: impl FnOnce(&mut String) -> R) -> R {
+    thread_local! {
+        static BUFFER: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+    }
+    BUFFER.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut buf) => {
+            let r = f(&mut buf);
+            if buf.capacity() > KEPT_BUFFER {
+                *buf = String::new();
+            }
+            r
+        }
+        Err(_) => f(&mut String::new()),
+    })
+}
+
+/// Largest folded-text buffer kept per thread between scans.
+const KEPT_BUFFER: usize = 8 << 20;
+
+/// [`analyze`] without the prefilter: every sentence gets the full analysis.
+#[cfg(test)]
+pub(crate) fn analyze_full(text: &str, own_name: Option<&str>) -> Signals {
+    let folded = super::fold::reference_fold(text);
+    let own = own_name.map(super::fold::reference_fold);
+    let mut signals = Signals::default();
+    for sentence in super::fold::sentences(&folded) {
         analyze_sentence(sentence, own.as_deref(), &mut signals);
     }
     signals
