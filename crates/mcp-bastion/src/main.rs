@@ -129,15 +129,79 @@ fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
         .map_err(internal)
 }
 
+/// The server name when `--name` is absent: the command's file name, or for a package
+/// launcher (`npx`, `uvx`, `node`, `python`, ...) the package or script it starts, without
+/// scope and version (`npx -y @scope/server-x@1.2` → `server-x`).
 fn default_name(command: &[String]) -> String {
-    command.first().map_or_else(
-        || "server".into(),
-        |c| {
-            std::path::Path::new(c)
-                .file_name()
-                .map_or_else(|| c.clone(), |n| n.to_string_lossy().into_owned())
-        },
-    )
+    const LAUNCHERS: &[&str] = &[
+        "npx", "pnpx", "bunx", "uvx", "pipx", "node", "deno", "bun", "python", "python3", "uv",
+        "docker",
+    ];
+    const SUBCOMMANDS: &[&str] = &["run", "exec", "tool", "dlx"];
+    let base = |s: &str| {
+        std::path::Path::new(s)
+            .file_name()
+            .map_or_else(|| s.to_owned(), |n| n.to_string_lossy().into_owned())
+    };
+    let Some(program) = command.first() else {
+        return "server".into();
+    };
+    let program = base(program);
+    if !LAUNCHERS.contains(&program.as_str()) {
+        return program;
+    }
+    let target = command[1..]
+        .iter()
+        .find(|a| !a.starts_with('-') && !SUBCOMMANDS.contains(&a.as_str()));
+    let Some(target) = target else { return program };
+    let unscoped = target.rsplit('/').next().unwrap_or(target);
+    let unversioned = unscoped.split(['@', '=']).next().unwrap_or(unscoped);
+    let stem = unversioned
+        .strip_suffix(".py")
+        .or_else(|| unversioned.strip_suffix(".js"))
+        .unwrap_or(unversioned);
+    if stem.is_empty() {
+        program
+    } else {
+        stem.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::default_name;
+
+    fn name(args: &[&str]) -> String {
+        default_name(&args.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn default_names() {
+        assert_eq!(
+            name(&[
+                "npx",
+                "-y",
+                "@modelcontextprotocol/server-everything@2026.8.31"
+            ]),
+            "server-everything"
+        );
+        assert_eq!(
+            name(&[
+                "uvx",
+                "mcp-server-time==0.6.2",
+                "--local-timezone=Europe/Berlin"
+            ]),
+            "mcp-server-time"
+        );
+        assert_eq!(
+            name(&["/usr/bin/python3", "/srv/tools/weather.py"]),
+            "weather"
+        );
+        assert_eq!(name(&["uv", "run", "server.py"]), "server");
+        assert_eq!(name(&["/opt/bin/my-server", "--port", "1"]), "my-server");
+        assert_eq!(name(&["npx"]), "npx");
+        assert_eq!(name(&[]), "server");
+    }
 }
 
 fn run(cli: Cli) -> Result<i32, Failure> {
