@@ -171,7 +171,7 @@ fn sqlite_path(url: &str) -> Result<PathBuf, StoreError> {
 }
 
 /// Creates the store's directory (mode 0700) and an empty database file (mode 0600)
-/// before SQLite opens it: SQLite gives its `-wal` and `-shm` files the mode of the
+/// before `SQLite` opens it: `SQLite` gives its `-wal` and `-shm` files the mode of the
 /// database file, so the audit log is never readable by other users, not even during
 /// the first session.
 fn prepare_file(path: &Path) -> Result<(), StoreError> {

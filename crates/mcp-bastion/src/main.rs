@@ -167,43 +167,6 @@ fn default_name(command: &[String]) -> String {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::default_name;
-
-    fn name(args: &[&str]) -> String {
-        default_name(&args.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>())
-    }
-
-    #[test]
-    fn default_names() {
-        assert_eq!(
-            name(&[
-                "npx",
-                "-y",
-                "@modelcontextprotocol/server-everything@2026.8.31"
-            ]),
-            "server-everything"
-        );
-        assert_eq!(
-            name(&[
-                "uvx",
-                "mcp-server-time==0.6.2",
-                "--local-timezone=Europe/Berlin"
-            ]),
-            "mcp-server-time"
-        );
-        assert_eq!(
-            name(&["/usr/bin/python3", "/srv/tools/weather.py"]),
-            "weather"
-        );
-        assert_eq!(name(&["uv", "run", "server.py"]), "server");
-        assert_eq!(name(&["/opt/bin/my-server", "--port", "1"]), "my-server");
-        assert_eq!(name(&["npx"]), "npx");
-        assert_eq!(name(&[]), "server");
-    }
-}
-
 fn run(cli: Cli) -> Result<i32, Failure> {
     let cfg = config::load(cli.config.as_deref()).map_err(input)?;
     let store_url = cli.store.clone().unwrap_or_else(config::default_store_url);
@@ -373,4 +336,41 @@ fn read_input(path: Option<&std::path::Path>) -> Result<Vec<u8>> {
         }
     };
     Ok(buf)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::default_name;
+
+    fn name(args: &[&str]) -> String {
+        default_name(&args.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn default_names() {
+        assert_eq!(
+            name(&[
+                "npx",
+                "-y",
+                "@modelcontextprotocol/server-everything@2026.8.31"
+            ]),
+            "server-everything"
+        );
+        assert_eq!(
+            name(&[
+                "uvx",
+                "mcp-server-time==0.6.2",
+                "--local-timezone=Europe/Berlin"
+            ]),
+            "mcp-server-time"
+        );
+        assert_eq!(
+            name(&["/usr/bin/python3", "/srv/tools/weather.py"]),
+            "weather"
+        );
+        assert_eq!(name(&["uv", "run", "server.py"]), "server");
+        assert_eq!(name(&["/opt/bin/my-server", "--port", "1"]), "my-server");
+        assert_eq!(name(&["npx"]), "npx");
+        assert_eq!(name(&[]), "server");
+    }
 }

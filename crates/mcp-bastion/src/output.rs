@@ -139,16 +139,8 @@ pub(crate) fn print_audit(events: &[AuditEvent], json: bool) -> Result<()> {
     }
     writeln!(
         out,
-        "{:<24} {:<12} {:<14} {:<12} {:<24} {:<8} {:<26} {:>9}  {}",
-        "TIME",
-        "SERVER",
-        "DIRECTION",
-        "KIND",
-        "METHOD",
-        "VERDICT",
-        "REASON",
-        "BYTES",
-        "TARGET [codes]"
+        "{:<24} {:<12} {:<14} {:<12} {:<24} {:<8} {:<26} {:>9}  TARGET [codes]",
+        "TIME", "SERVER", "DIRECTION", "KIND", "METHOD", "VERDICT", "REASON", "BYTES"
     )?;
     for e in events {
         let t = UNIX_EPOCH + Duration::from_millis(u64::try_from(e.time_ms).unwrap_or(0));
