@@ -36,6 +36,28 @@
 //!
 //! Every detector is pure and total: hostile input yields findings, never a panic or an
 //! `Err`. Patterns are compiled once per process.
+//!
+//! # Speed without blind spots
+//! Instruction detection runs on every text of every tool result, so it is one fast pass
+//! in the common case:
+//! 1. the text is folded (`fold.rs`) into the canonical form all patterns are written in.
+//!    ASCII is only lowercased and its whitespace collapsed, in bulk; NFKC, case folding,
+//!    mark stripping and confusable mapping run only on the non-ASCII characters that
+//!    need them (with per-character facts cached), yet the output is exactly that of the
+//!    whole-text definition;
+//! 2. one Aho-Corasick pass (`prefilter.rs`) over the *folded* text looks for anchor
+//!    literals that every signal pattern needs (`ignore` with `instructions`, `user`
+//!    with `not`, `<|`, `from now on`, …); a sentence without the anchors a signal
+//!    needs cannot produce that signal and is skipped;
+//! 3. only the remaining sentences get the full regex analysis (`signals.rs`).
+//!
+//! The prefilter cannot be dodged with look-alikes: it never sees the raw text. A Cyrillic
+//! `о` in `ignоre`, a fullwidth `ｉ`, an accent, a zero-width or tag character, odd
+//! spacing or case are all folded away *before* anchors are looked for, in the very text
+//! the patterns are matched against, so any spelling a pattern still recognizes carries
+//! its anchors too. Tests generate strings from every pattern to check that they contain
+//! their anchors, and check that the fast path yields exactly the signals of analyzing
+//! every sentence of the reference folding, on look-alike-disguised trigger text.
 
 mod annotations;
 mod fold;

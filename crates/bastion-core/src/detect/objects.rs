@@ -302,6 +302,22 @@ pub(crate) fn address_target(sentence: &str) -> Option<String> {
         .map(|c| format!("a URL on {}", clip(&c[1], 60)))
 }
 
+/// The object and sink patterns with their names, for the prefilter's anchor tests.
+#[cfg(test)]
+pub(crate) fn patterns() -> [(&'static str, &'static Regex); 9] {
+    [
+        ("CRED_STRONG", &CRED_STRONG),
+        ("CRED_WEAK", &CRED_WEAK),
+        ("IDENT", &IDENT),
+        ("DATA_STRONG", &DATA_STRONG),
+        ("DATA_MEDIUM", &DATA_MEDIUM),
+        ("URL", &URL),
+        ("EMAIL", &EMAIL),
+        ("PARAM_SINK", &PARAM_SINK),
+        ("ENCODING_SINK", &ENCODING_SINK),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

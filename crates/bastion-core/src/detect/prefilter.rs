@@ -1,5 +1,6 @@
 //! The sentence prefilter: one Aho-Corasick pass over the folded text finds the sentences
-//! that can produce a signal at all, and only those get the full analysis of
+//! that can produce a signal at all, and which pattern families can match in each; only
+//! those sentences, and only those families, get the regex analysis of
 //! [`super::signals`].
 //!
 //! # Soundness
@@ -7,13 +8,20 @@
 //! [`super::signals`] record a hit needs some literal text in the sentence. The tables
 //! below list, for every alternative of those patterns, *anchors*: literals of which a
 //! match must contain at least one, in the folded form the pattern itself is matched
-//! against. A sentence whose anchors cannot satisfy [`needs_analysis`] produces no hit on
-//! the full path either, so skipping it changes nothing: the signals (and their
-//! evidence, and its order) are exactly those of analyzing every sentence.
+//! against. Some patterns need two anchors (a verb and an object, `user` and a
+//! negation): those are groups that count only together. [`families`] turns the anchors
+//! of a sentence into the signal families (patterns, pairing steps) that can possibly
+//! record a hit there. Only those run; a sentence without any is skipped. A pattern that
+//! is skipped could not have matched, so the signals (and their evidence, and its
+//! order) are exactly those of running every pattern on every sentence.
 //!
 //! An anchor may ask for the word boundaries the pattern has around it (`\b`); a
 //! boundary is refuted only by an ASCII letter, digit or `_` next to the anchor, which is
-//! a word character for the pattern too, so the check never rejects a real match.
+//! a word character for the pattern too, so the check never rejects a real match. No
+//! anchor contains a sentence end, so every anchor occurrence lies in one sentence.
+//!
+//! A pattern edit needs its anchors edited too: `anchors_cover_every_pattern` generates
+//! strings from every pattern and fails on a match whose anchors are missing.
 //!
 //! # Look-alikes
 //! The prefilter never looks at the raw text. It runs on exactly the text the patterns
@@ -23,8 +31,10 @@
 //! looked for, so a look-alike spelling that would still match a pattern also contains
 //! the anchor, and a spelling that defeats the anchors defeats the pattern as well.
 //!
-//! Tests check the anchors against strings generated from every pattern, and the fast
-//! path against the full path on text built from trigger phrases and look-alikes.
+//! Tests check the anchors against strings generated from every pattern (folded, as
+//! they would arrive), and the fast path against the full path (reference folding,
+//! every pattern on every sentence) on text built from trigger phrases disguised with
+//! look-alike letters, accents, zero-width and tag characters, odd spaces and case.
 
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use std::sync::LazyLock;
@@ -42,53 +52,139 @@ enum Bound {
     Segment,
 }
 
-/// The anchor groups a sentence's hits fall into (bit flags).
-mod group {
-    /// Enough on its own: a pattern that records a signal by itself.
-    pub(crate) const ALONE: u16 = 1;
-    /// A user word, for English concealment ("… the user").
-    pub(crate) const USER: u16 = 1 << 1;
-    /// A negation or `without`/`from`, for English concealment.
-    pub(crate) const CONCEAL_NEG: u16 = 1 << 2;
-    /// An e-mail address or URL (a reroute target).
-    pub(crate) const ADDRESS: u16 = 1 << 3;
-    /// A reroute verb phrase (`REROUTE`).
-    pub(crate) const REROUTE: u16 = 1 << 4;
-    /// A named tool, function or command (`NAMED_TOOL`).
-    pub(crate) const NAMED: u16 = 1 << 5;
-    /// A reference to other tools or servers (`OTHER_REF`).
-    pub(crate) const OTHER: u16 = 1 << 6;
-    /// A shadowing action (`SHADOW_ACTION`, `FIRST_RUN`).
-    pub(crate) const ACTION: u16 = 1 << 7;
+/// The signal families of [`super::signals`]: one bit per pattern (or pair of patterns,
+/// or pairing step) that records hits. A sentence is analyzed only for the families its
+/// anchors allow.
+pub(crate) mod family {
+    /// `ADDRESS`.
+    pub(crate) const ADDRESS: u64 = 1;
+    /// `ADDRESS_THIRD`.
+    pub(crate) const ADDRESS_THIRD: u64 = 1 << 1;
+    /// `ROLE_PREFIX`.
+    pub(crate) const ROLE_PREFIX: u64 = 1 << 2;
+    /// `PRECONDITION`.
+    pub(crate) const PRECONDITION: u64 = 1 << 3;
+    /// `STANDING` and `STANDING_IMPERATIVE`.
+    pub(crate) const STANDING: u64 = 1 << 4;
+    /// `TRIGGER`.
+    pub(crate) const TRIGGER: u64 = 1 << 5;
+    /// `OVERRIDE`.
+    pub(crate) const OVERRIDE: u64 = 1 << 6;
+    /// `CONCEAL_WEAK`.
+    pub(crate) const CONCEAL_WEAK: u64 = 1 << 7;
+    /// `PSEUDO_TAG` and `CHAT_ROLE`.
+    pub(crate) const TAG: u64 = 1 << 8;
+    /// `CRED_REQUEST`.
+    pub(crate) const CRED_REQUEST: u64 = 1 << 9;
+    /// `TOOL_CALL`.
+    pub(crate) const TOOL_CALL: u64 = 1 << 10;
+    /// `RUN_COMMAND`.
+    pub(crate) const RUN_COMMAND: u64 = 1 << 11;
+    /// `COERCION`.
+    pub(crate) const COERCION: u64 = 1 << 12;
+    /// `CONCEAL_STRONG`.
+    pub(crate) const CONCEAL_STRONG: u64 = 1 << 13;
+    /// Verbs paired with objects, and reroutes to an address (`pair_verbs`).
+    pub(crate) const PAIR: u64 = 1 << 14;
+    /// References to other tools with an action that changes their use (`shadowing`).
+    pub(crate) const SHADOW: u64 = 1 << 15;
+    /// Every family: the full path.
+    pub(crate) const ALL: u64 = (1 << 16) - 1;
 }
 
-use group::{ACTION, ADDRESS, ALONE, CONCEAL_NEG, NAMED, OTHER, REROUTE, USER};
+/// Anchor groups that only count together with another one (bit flags above the
+/// families).
+mod group {
+    /// A user word, for English concealment ("… the user").
+    pub(crate) const USER: u64 = 1 << 16;
+    /// A negation or `without`/`from`, for English concealment.
+    pub(crate) const CONCEAL_NEG: u64 = 1 << 17;
+    /// An e-mail address or URL (a reroute target).
+    pub(crate) const TARGET: u64 = 1 << 18;
+    /// A reroute verb phrase (`REROUTE`).
+    pub(crate) const REROUTE: u64 = 1 << 19;
+    /// A named tool, function or command (`NAMED_TOOL`).
+    pub(crate) const NAMED: u64 = 1 << 20;
+    /// A reference to other tools or servers (`OTHER_REF`).
+    pub(crate) const OTHER: u64 = 1 << 21;
+    /// A shadowing action (`SHADOW_ACTION`, `FIRST_RUN`).
+    pub(crate) const ACTION: u64 = 1 << 22;
+    /// The word `tool` of `TOOL_CALL`.
+    pub(crate) const TOOL: u64 = 1 << 23;
+    /// A verb of `TOOL_CALL` (`call`, `invoke`, `use`…).
+    pub(crate) const CALL_VERB: u64 = 1 << 24;
+    /// An object of [`super::super::objects`] (a secret, the conversation, user data).
+    pub(crate) const OBJECT: u64 = 1 << 25;
+    /// A verb of `READ_VERB` or `TRANSFER_VERB`, which objects pair with.
+    pub(crate) const VERB: u64 = 1 << 26;
+    /// A command name of `RUN_COMMAND` (`curl`, `rm`…).
+    pub(crate) const COMMAND: u64 = 1 << 27;
+    /// A verb of `RUN_COMMAND` (`run`, `paste`…).
+    pub(crate) const RUN_VERB: u64 = 1 << 28;
+    /// A verb of the English and French `OVERRIDE` (`ignore`, `skip`…).
+    pub(crate) const OVERRIDE_VERB: u64 = 1 << 29;
+    /// What those overrides disregard (`instructions`, `rules`…).
+    pub(crate) const OVERRIDE_NOUN: u64 = 1 << 30;
+    /// A user then `for` or `to` (`CRED_REQUEST`).
+    pub(crate) const USER_FOR: u64 = 1 << 31;
+    /// A secret a user is asked for (`CRED_REQUEST`).
+    pub(crate) const SECRET_NOUN: u64 = 1 << 32;
+    /// An article and a user word, for German concealment (`dem benutzer`).
+    pub(crate) const DE_USER: u64 = 1 << 33;
+    /// A German negation (`nicht`, `nichts`, `niemals`).
+    pub(crate) const DE_NEG: u64 = 1 << 34;
+}
 
-/// Whether a sentence whose anchors fall into `mask` can produce a signal: every way
-/// [`super::signals`] records a hit needs one of these combinations.
-pub(crate) fn needs_analysis(mask: u16) -> bool {
-    let has = |g: u16| mask & g != 0;
-    has(ALONE)
-        || (has(USER) && has(CONCEAL_NEG))
-        || (has(REROUTE) && has(ADDRESS | NAMED | OTHER))
-        || (has(OTHER) && has(ACTION))
+use family as F;
+use group::{
+    ACTION, CALL_VERB, COMMAND, CONCEAL_NEG, DE_NEG, DE_USER, NAMED, OBJECT, OTHER, OVERRIDE_NOUN,
+    OVERRIDE_VERB, REROUTE, RUN_VERB, SECRET_NOUN, TARGET, TOOL, USER, USER_FOR, VERB,
+};
+
+/// The families a sentence whose anchors fall into `mask` can produce hits of: a family
+/// anchor on its own, or two anchors that one pattern needs both of.
+pub(crate) fn families(mask: u64) -> u64 {
+    let has = |g: u64| mask & g != 0;
+    let mut f = mask & F::ALL;
+    let mut add = |family: u64, yes: bool| {
+        if yes {
+            f |= family;
+        }
+    };
+    add(
+        F::CONCEAL_STRONG,
+        (has(USER) && has(CONCEAL_NEG)) || (has(DE_USER) && has(DE_NEG)),
+    );
+    add(F::OVERRIDE, has(OVERRIDE_VERB) && has(OVERRIDE_NOUN));
+    add(F::CRED_REQUEST, has(USER_FOR) && has(SECRET_NOUN));
+    add(F::TOOL_CALL, has(TOOL) && has(CALL_VERB));
+    add(F::RUN_COMMAND, has(COMMAND) && has(RUN_VERB));
+    add(
+        F::PAIR,
+        (has(OBJECT) && has(VERB)) || (has(REROUTE) && has(TARGET)),
+    );
+    add(
+        F::SHADOW,
+        (has(REROUTE) && has(NAMED | OTHER)) || (has(OTHER) && has(ACTION)),
+    );
+    f
 }
 
 /// The anchor table under construction.
 #[derive(Default)]
 struct Table {
-    anchors: Vec<(String, Bound, u16)>,
+    anchors: Vec<(String, Bound, u64)>,
 }
 
 impl Table {
-    fn add(&mut self, bound: Bound, group: u16, words: &[&str]) {
+    fn add(&mut self, bound: Bound, group: u64, words: &[&str]) {
         for w in words {
             self.anchors.push(((*w).to_owned(), bound, group));
         }
     }
 
     /// Every concatenation of one item from each part, in order.
-    fn product(&mut self, bound: Bound, group: u16, parts: &[&[&str]]) {
+    fn product(&mut self, bound: Bound, group: u64, parts: &[&[&str]]) {
         let mut acc = vec![String::new()];
         for part in parts {
             acc = acc
@@ -106,14 +202,14 @@ impl Table {
 fn ai_words(t: &mut Table) {
     t.add(
         Bound::Word,
-        ALONE,
+        F::ADDRESS | F::ADDRESS_THIRD,
         &[
             "ai", "ais", "ki", "kis", "ia", "ias", "bot", "bots", "llm", "llms", "gpt", "gpts",
         ],
     );
     t.add(
         Bound::Prefix,
-        ALONE,
+        F::ADDRESS | F::ADDRESS_THIRD,
         &[
             "a.i.",
             "assist",
@@ -135,11 +231,11 @@ fn phrases(t: &mut Table) {
     use Bound::{Any, Prefix, Word};
     // ADDRESS, ADDRESS_THIRD: the addressee; `l'?\s?ia doit` may glue the article on.
     ai_words(t);
-    t.add(Word, ALONE, &["doit", "devra"]);
+    t.add(Word, F::ADDRESS_THIRD, &["doit", "devra"]);
     // ROLE_PREFIX: a role word then `\s*:`.
     t.product(
         Prefix,
-        ALONE,
+        F::ROLE_PREFIX,
         &[
             &[
                 "assistant",
@@ -156,7 +252,7 @@ fn phrases(t: &mut Table) {
     // PRECONDITION.
     t.product(
         Prefix,
-        ALONE,
+        F::PRECONDITION,
         &[
             &["before "],
             &[
@@ -176,7 +272,7 @@ fn phrases(t: &mut Table) {
     );
     t.product(
         Prefix,
-        ALONE,
+        F::PRECONDITION,
         &[
             &["first ", "first, "],
             &["", "you must ", "you should ", "you need to "],
@@ -188,13 +284,13 @@ fn phrases(t: &mut Table) {
     );
     t.add(
         Prefix,
-        ALONE,
+        F::PRECONDITION,
         &["bevor du", "bevor sie", "avant d", "antes de"],
     );
     // STANDING, STANDING_IMPERATIVE.
     t.add(
         Prefix,
-        ALONE,
+        F::STANDING,
         &[
             "from now on",
             "for the rest of",
@@ -209,7 +305,7 @@ fn phrases(t: &mut Table) {
     );
     t.add(
         Word,
-        ALONE,
+        F::STANDING,
         &[
             "whenever",
             "every time",
@@ -225,7 +321,7 @@ fn phrases(t: &mut Table) {
     // TRIGGER.
     t.add(
         Prefix,
-        ALONE,
+        F::TRIGGER,
         &[
             "user writes",
             "user says",
@@ -242,18 +338,19 @@ fn phrases(t: &mut Table) {
     );
     t.product(
         Prefix,
-        ALONE,
+        F::TRIGGER,
         &[&["benutzer ", "nutzer ", "anwender "], &["'", "\""]],
     );
     t.add(
         Any,
-        ALONE,
+        F::TRIGGER,
         &["utilisateur ecrit", "utilisateur dit", "utilisateur tape"],
     );
-    // OVERRIDE.
+    // OVERRIDE: English (and French `ignore[rz]? … les instructions precedentes`) needs a
+    // verb and what it disregards.
     t.add(
         Prefix,
-        ALONE,
+        OVERRIDE_VERB,
         &[
             "ignore",
             "disregard",
@@ -261,6 +358,38 @@ fn phrases(t: &mut Table) {
             "override",
             "bypass",
             "skip",
+        ],
+    );
+    t.add(
+        Prefix,
+        OVERRIDE_NOUN,
+        &[
+            "instruction",
+            "prompt",
+            "rules",
+            "direction",
+            "guideline",
+            "directive",
+            "guardrail",
+            "restriction",
+            "constraint",
+            "policies",
+            "programming",
+            "messages",
+            "orders",
+            "consignes",
+            "regles",
+        ],
+    );
+    t.add(
+        Prefix,
+        F::OVERRIDE,
+        &[
+            "forget everything",
+            "forget all",
+            "system override",
+            "developer override",
+            "admin override",
             "you are now",
             "new instruction",
             "new system instruction",
@@ -290,13 +419,13 @@ fn phrases(t: &mut Table) {
     ];
     t.product(
         Prefix,
-        ALONE,
+        F::CONCEAL_WEAK,
         &[&["not ", "dont ", "never "], conceal_verbs],
     );
-    t.product(Any, ALONE, &[&["n't "], conceal_verbs]);
+    t.product(Any, F::CONCEAL_WEAK, &[&["n't "], conceal_verbs]);
     t.product(
         Prefix,
-        ALONE,
+        F::CONCEAL_WEAK,
         &[
             &["this "],
             &["", "is "],
@@ -306,7 +435,7 @@ fn phrases(t: &mut Table) {
     );
     t.add(
         Word,
-        ALONE,
+        F::CONCEAL_WEAK,
         &[
             "secretly",
             "silently",
@@ -330,7 +459,7 @@ fn phrases(t: &mut Table) {
     );
     t.product(
         Prefix,
-        ALONE,
+        F::CONCEAL_WEAK,
         &[
             &["keep "],
             &["this", "it", "that"],
@@ -338,10 +467,10 @@ fn phrases(t: &mut Table) {
             &["secret", "hidden", "confidential", "between us"],
         ],
     );
-    t.add(Prefix, ALONE, &["erwahne ", "en secret"]);
+    t.add(Prefix, F::CONCEAL_WEAK, &["erwahne ", "en secret"]);
     t.product(
         Prefix,
-        ALONE,
+        F::CONCEAL_WEAK,
         &[
             &[
                 "mentionne",
@@ -358,7 +487,7 @@ fn phrases(t: &mut Table) {
     // PSEUDO_TAG, CHAT_ROLE.
     t.product(
         Any,
-        ALONE,
+        F::TAG,
         &[
             &[
                 "important",
@@ -385,20 +514,48 @@ fn phrases(t: &mut Table) {
             &[">", " >"],
         ],
     );
-    t.add(Any, ALONE, &["<|", "<<"]);
+    t.add(Any, F::TAG, &["<|", "<<"]);
     t.product(
         Any,
-        ALONE,
+        F::TAG,
         &[
             &["[", "[/"],
             &["inst", "sys", "system", "important", "admin", "assistant"],
             &["]"],
         ],
     );
-    // CRED_REQUEST.
+    // CRED_REQUEST: a user asked for a secret.
+    t.add(
+        Word,
+        SECRET_NOUN,
+        &[
+            "password",
+            "passphrase",
+            "passcode",
+            "api key",
+            "api token",
+            "access token",
+            "token",
+            "credentials",
+            "2fa code",
+            "otp",
+            "one-time code",
+            "verification code",
+            "seed phrase",
+            "recovery phrase",
+            "private key",
+            "ssh key",
+            "pin",
+            "credit card",
+            "card number",
+            "cvv",
+            "social security number",
+            "login",
+        ],
+    );
     t.product(
         Prefix,
-        ALONE,
+        USER_FOR,
         &[
             &[
                 "user",
@@ -412,12 +569,27 @@ fn phrases(t: &mut Table) {
             &[" for ", " to "],
         ],
     );
-    // TOOL_CALL.
-    t.add(Word, ALONE, &["tool"]);
-    // RUN_COMMAND.
+    // TOOL_CALL: a verb and `tool`.
+    t.add(Word, TOOL, &["tool"]);
     t.add(
         Word,
-        ALONE,
+        CALL_VERB,
+        &["call", "invoke", "trigger", "activate", "use", "run"],
+    );
+    // RUN_COMMAND: a verb and a command, or a pipe into a shell.
+    t.add(
+        Word,
+        RUN_VERB,
+        &["run", "execute", "exec", "type", "enter", "paste"],
+    );
+    t.product(
+        Any,
+        F::RUN_COMMAND,
+        &[&["|", "| "], &["sh", "bash", "zsh", "python", "iex"]],
+    );
+    t.add(
+        Word,
+        COMMAND,
         &[
             "sudo",
             "curl",
@@ -441,12 +613,11 @@ fn phrases(t: &mut Table) {
             "mkfs",
         ],
     );
-    t.add(Prefix, ALONE, &["python -c"]);
-    t.add(Any, ALONE, &["|python", "| python"]);
+    t.add(Prefix, COMMAND, &["python -c"]);
     // COERCION.
     t.add(
         Prefix,
-        ALONE,
+        F::COERCION,
         &[
             "you must",
             "you should always",
@@ -455,12 +626,11 @@ fn phrases(t: &mut Table) {
             "you are instructed to",
             "you are obligated to",
             "must always",
-            "make sure",
+            "make sure to",
+            "make sure that you",
+            "make sure you",
             "under no circumstances",
             "not skip",
-            "right now",
-            "without delay",
-            "right away",
             "du musst",
             "sie mussen",
             "ihr musst",
@@ -481,10 +651,20 @@ fn phrases(t: &mut Table) {
             "tiene que",
         ],
     );
-    t.add(Word, ALONE, &["immediately"]);
     t.product(
         Prefix,
-        ALONE,
+        F::COERCION,
+        &[
+            &["immediately", "right now", "without delay", "right away"],
+            &[" ", ", "],
+            &[
+                "call", "run", "send", "read", "execute", "invoke", "open", "print", "copy",
+            ],
+        ],
+    );
+    t.product(
+        Prefix,
+        F::COERCION,
         &[
             &["in your "],
             &[
@@ -500,7 +680,7 @@ fn phrases(t: &mut Table) {
     );
     t.product(
         Prefix,
-        ALONE,
+        F::COERCION,
         &[
             &["always ", "never "],
             &[
@@ -512,7 +692,7 @@ fn phrases(t: &mut Table) {
     );
     t.product(
         Prefix,
-        ALONE,
+        F::COERCION,
         &[
             &[
                 "important",
@@ -528,7 +708,7 @@ fn phrases(t: &mut Table) {
     );
     t.product(
         Prefix,
-        ALONE,
+        F::COERCION,
         &[
             &["will ", "would "],
             &[
@@ -545,12 +725,12 @@ fn phrases(t: &mut Table) {
     );
     t.product(
         Prefix,
-        ALONE,
+        F::COERCION,
         &[&["mandatory ", "required "], &["step", "instruction"]],
     );
     t.product(
         Prefix,
-        ALONE,
+        F::COERCION,
         &[
             &["important", "essentiel", "crucial"],
             &[" de", " que", " d'"],
@@ -558,7 +738,7 @@ fn phrases(t: &mut Table) {
     );
     t.product(
         Prefix,
-        ALONE,
+        F::COERCION,
         &[&["importante", "esencial", "crucial"], &[" que"]],
     );
     // CONCEAL_STRONG: English needs a user word and a negation, `without` or `from`.
@@ -582,17 +762,19 @@ fn phrases(t: &mut Table) {
     );
     t.add(Any, CONCEAL_NEG, &["n't"]);
     t.add(Prefix, CONCEAL_NEG, &["no need"]);
+    // German concealment: `dem benutzer … nicht`.
     t.product(
         Prefix,
-        ALONE,
+        DE_USER,
         &[
             &["dem ", "den ", "der "],
             &["benutzer", "nutzer", "anwender", "user", "kunden"],
         ],
     );
+    t.add(Word, DE_NEG, &["nicht", "nichts", "niemals"]);
     t.add(
         Prefix,
-        ALONE,
+        F::CONCEAL_STRONG,
         &[
             "ohne dass",
             "al usuario",
@@ -601,16 +783,117 @@ fn phrases(t: &mut Table) {
             "sin que el usuario",
         ],
     );
-    t.add(Any, ALONE, &["utilisat"]);
+    t.add(Any, F::CONCEAL_STRONG, &["utilisat"]);
 }
 
 /// Anchors of the objects of [`super::objects`] and of what pairs with them.
 fn objects(t: &mut Table) {
     use Bound::{Any, Prefix, Segment, Word};
+    // Objects only produce a signal paired with a verb of READ_VERB or TRANSFER_VERB.
+    t.add(
+        Word,
+        VERB,
+        &[
+            "read",
+            "open",
+            "cat",
+            "print",
+            "output",
+            "echo",
+            "dump",
+            "display",
+            "show",
+            "reveal",
+            "copy",
+            "paste",
+            "include",
+            "attach",
+            "send",
+            "upload",
+            "leak",
+            "exfiltrate",
+            "fetch",
+            "get",
+            "retrieve",
+            "extract",
+            "grab",
+            "collect",
+            "access",
+            "load",
+            "return",
+            "give",
+            "share",
+            "export",
+            "encode",
+            "list",
+            "type out",
+            "look up",
+            "write out",
+            "lies",
+            "lese",
+            "offne",
+            "zeige",
+            "gib",
+            "kopiere",
+            "sende",
+            "schicke",
+            "lis",
+            "lisez",
+            "ouvre",
+            "ouvrez",
+            "affiche",
+            "affichez",
+            "copie",
+            "copiez",
+            "envoie",
+            "envoyez",
+            "imprime",
+            "lee",
+            "lea",
+            "abre",
+            "abra",
+            "muestra",
+            "muestre",
+            "copia",
+            "envia",
+            "envie",
+            "append",
+            "put",
+            "add",
+            "post",
+            "forward",
+            "pass",
+            "embed",
+            "set",
+            "insert",
+            "write",
+            "submit",
+            "transmit",
+            "email",
+            "report",
+            "fill",
+            "place",
+            "store",
+            "log",
+            "prepend",
+            "fuge",
+            "hange",
+            "ubermittle",
+            "ajoute",
+            "ajoutez",
+            "transmets",
+            "transmettez",
+            "agrega",
+            "agregue",
+            "anade",
+            "incluye",
+            "incluya",
+        ],
+    );
     // CRED_STRONG.
     t.add(
         Any,
-        ALONE,
+        OBJECT,
         &[
             ".ssh",
             "~/",
@@ -644,7 +927,7 @@ fn objects(t: &mut Table) {
     );
     t.add(
         Prefix,
-        ALONE,
+        OBJECT,
         &[
             "id_rsa",
             "id_dsa",
@@ -672,7 +955,7 @@ fn objects(t: &mut Table) {
     // second half `key` follows an underscore.
     t.add(
         Segment,
-        ALONE,
+        OBJECT,
         &[
             "secret",
             "secrets",
@@ -688,11 +971,11 @@ fn objects(t: &mut Table) {
             "pat",
         ],
     );
-    t.add(Any, ALONE, &["_key"]);
+    t.add(Any, OBJECT, &["_key"]);
     // CRED_WEAK.
     t.add(
         Prefix,
-        ALONE,
+        OBJECT,
         &[
             "passphrase",
             "passcode",
@@ -711,11 +994,11 @@ fn objects(t: &mut Table) {
             "printenv",
         ],
     );
-    t.add(Any, ALONE, &["/proc/self/environ"]);
+    t.add(Any, OBJECT, &["/proc/self/environ"]);
     // DATA_STRONG.
     t.add(
         Prefix,
-        ALONE,
+        OBJECT,
         &[
             "conversation",
             "dialog",
@@ -739,7 +1022,7 @@ fn objects(t: &mut Table) {
     );
     t.add(
         Word,
-        ALONE,
+        OBJECT,
         &[
             "chat",
             "messages",
@@ -752,7 +1035,7 @@ fn objects(t: &mut Table) {
     );
     t.product(
         Prefix,
-        ALONE,
+        OBJECT,
         &[
             &["message", "prompt", "session"],
             &[" history", " log", " transcript"],
@@ -760,7 +1043,7 @@ fn objects(t: &mut Table) {
     );
     t.product(
         Prefix,
-        ALONE,
+        OBJECT,
         &[
             &[
                 "result",
@@ -777,7 +1060,7 @@ fn objects(t: &mut Table) {
     // DATA_MEDIUM.
     t.product(
         Prefix,
-        ALONE,
+        OBJECT,
         &[
             &["last ", "latest ", "previous ", "recent "],
             &["", "user "],
@@ -786,7 +1069,7 @@ fn objects(t: &mut Table) {
     );
     t.product(
         Prefix,
-        ALONE,
+        OBJECT,
         &[
             &["its "],
             &["", "full ", "entire ", "whole ", "complete ", "raw "],
@@ -795,7 +1078,7 @@ fn objects(t: &mut Table) {
     );
     t.add(
         Prefix,
-        ALONE,
+        OBJECT,
         &[
             "text of",
             "content of",
@@ -805,7 +1088,7 @@ fn objects(t: &mut Table) {
         ],
     );
     // address_target: EMAIL, URL.
-    t.add(Any, ADDRESS, &["@", "http://", "https://"]);
+    t.add(Any, TARGET, &["@", "http://", "https://"]);
     // REROUTE.
     t.add(
         Word,
@@ -866,15 +1149,15 @@ fn objects(t: &mut Table) {
 /// The compiled anchors: one automaton, and per pattern its boundary and groups.
 struct Anchors {
     automaton: AhoCorasick,
-    meta: Vec<(Bound, u16)>,
+    meta: Vec<(Bound, u64)>,
 }
 
-fn table() -> Vec<(String, Bound, u16)> {
+fn table() -> Vec<(String, Bound, u64)> {
     let mut t = Table::default();
     phrases(&mut t);
     objects(&mut t);
     // One pattern per (text, boundary), groups merged.
-    let mut merged: Vec<(String, Bound, u16)> = Vec::with_capacity(t.anchors.len());
+    let mut merged: Vec<(String, Bound, u64)> = Vec::with_capacity(t.anchors.len());
     for (text, bound, g) in t.anchors {
         if let Some(m) = merged.iter_mut().find(|m| m.0 == text && m.1 == bound) {
             m.2 |= g;
@@ -924,7 +1207,7 @@ fn bound_ok(bytes: &[u8], start: usize, end: usize, bound: Bound) -> bool {
 
 /// The anchor groups found in `text` (tests and sentence-level checks).
 #[cfg(test)]
-pub(crate) fn groups_in(text: &str) -> u16 {
+pub(crate) fn groups_in(text: &str) -> u64 {
     let a = &*ANCHORS;
     let bytes = text.as_bytes();
     a.automaton
@@ -933,89 +1216,40 @@ pub(crate) fn groups_in(text: &str) -> u16 {
         .fold(0, |acc, m| acc | a.meta[m.pattern()].1)
 }
 
-/// Calls `visit` with every sentence of `folded` (as [`super::fold::sentences`] yields
-/// it) that [`needs_analysis`], in text order.
-pub(crate) fn candidate_sentences(folded: &str, mut visit: impl FnMut(&str)) {
+/// Calls `visit` with every sentence of `folded` (as the full path splits it) whose
+/// anchors allow some signal family, and with those [`families`], in text order.
+pub(crate) fn candidate_sentences(folded: &str, mut visit: impl FnMut(&str, u64)) {
     let a = &*ANCHORS;
     let bytes = folded.as_bytes();
-    // The current piece, its groups, and whether it was already visited.
-    let mut piece = (0usize, 0usize);
-    let mut mask = 0u16;
-    let mut done = false;
+    // The current piece: where an anchor in it starts, where it ends, where the piece
+    // before it ended (its start is looked for only when it is visited), its groups.
+    let (mut inside, mut end, mut floor) = (0usize, 0usize, 0usize);
+    let mut mask = 0u64;
+    let mut finish = |inside: usize, end: usize, floor: usize, mask: u64| {
+        let f = families(mask);
+        if f != 0 {
+            let start = super::fold::piece_start(folded, inside, floor);
+            visit(folded[start..end].trim(), f);
+        }
+    };
+    // Overlapping matches come in order of their ends. No anchor spans a sentence end,
+    // so their sentences never go backwards.
     for m in a.automaton.find_overlapping_iter(folded) {
         let (bound, groups) = a.meta[m.pattern()];
-        if m.start() >= piece.1 {
-            piece = super::fold::piece_around(folded, m.start(), piece.1);
+        if m.start() >= end {
+            finish(inside, end, floor, mask);
+            floor = end;
+            inside = m.start();
+            end = super::fold::piece_end(folded, inside);
             mask = 0;
-            done = false;
         }
-        if done || mask & groups == groups || !bound_ok(bytes, m.start(), m.end(), bound) {
-            continue;
-        }
-        mask |= groups;
-        if needs_analysis(mask) {
-            done = true;
-            visit(folded[piece.0..piece.1].trim());
+        if mask & groups != groups && bound_ok(bytes, m.start(), m.end(), bound) {
+            mask |= groups;
         }
     }
+    finish(inside, end, floor, mask);
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Anchors are lowercase folded text, never cross a sentence end, and boundary
-    /// checks sit on word characters.
-    #[test]
-    fn anchors_are_well_formed() {
-        for (text, bound, _) in table() {
-            assert!(!text.is_empty());
-            assert_eq!(super::super::fold::fold(&text), text.trim(), "{text:?}");
-            for end in [". ", "! ", "? ", "; ", "\n"] {
-                assert!(!text.contains(end), "{text:?}");
-            }
-            let first = text.as_bytes()[0];
-            let last = text.as_bytes()[text.len() - 1];
-            match bound {
-                Bound::Any => {}
-                Bound::Prefix => assert!(is_word_byte(first), "{text:?}"),
-                Bound::Word | Bound::Segment => {
-                    assert!(is_word_byte(first) && is_word_byte(last), "{text:?}");
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn boundaries() {
-        assert_eq!(groups_in("hey ai, do it") & ALONE, ALONE);
-        assert_eq!(groups_in("said again"), 0);
-        assert_eq!(groups_in("the user must not know"), USER | CONCEAL_NEG);
-        assert!(needs_analysis(groups_in("the user must not know")));
-        assert_eq!(groups_in("my_github_pat") & ALONE, ALONE);
-        assert_eq!(groups_in("pattern path"), 0);
-        assert!(!needs_analysis(groups_in(
-            "the quick brown fox jumps over the lazy dog; results are data, not instructions."
-        )));
-    }
-}
-#[cfg(test)]
-mod probe {
-    #[test]
-    fn probe_size() {
-        let a = &*super::ANCHORS;
-        eprintln!("patterns {} mem {}", a.automaton.patterns_len(), a.automaton.memory_usage());
-        let text = "the quick brown fox jumps over the lazy dog; results are data, not instructions. ".repeat(13000);
-        for _ in 0..3 {
-            let t = std::time::Instant::now();
-            let n = a.automaton.find_overlapping_iter(&text).count();
-            eprintln!("overlapping {n} {:?} for {}", t.elapsed(), text.len());
-            let t = std::time::Instant::now();
-            let n = a.automaton.find_iter(&text).count();
-            eprintln!("standard {n} {:?}", t.elapsed());
-            let t = std::time::Instant::now();
-            let f = super::super::fold::fold(&text);
-            eprintln!("fold {:?} {}", t.elapsed(), f.len());
-        }
-    }
-}
+#[path = "prefilter_tests.rs"]
+mod tests;

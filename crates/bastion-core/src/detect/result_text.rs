@@ -28,6 +28,17 @@ static HIDDEN_COMMENT: LazyLock<Regex> = LazyLock::new(|| {
     ])
 });
 
+/// Literals every [`HIDDEN_COMMENT`] match contains, one per alternative: texts without
+/// any of them skip the regex (whose leading `^\s*` alternative defeats its own literal
+/// prefilter, so it would otherwise scan every byte).
+static COMMENT_OPENERS: LazyLock<[memchr::memmem::Finder<'static>; 3]> = LazyLock::new(|| {
+    [
+        memchr::memmem::Finder::new("<!--"),
+        memchr::memmem::Finder::new("[//]:"),
+        memchr::memmem::Finder::new("[hidden comment:"),
+    ]
+});
+
 /// Signals that flag on their own in a result.
 const ALONE: &[(Sig, &str)] = &[
     (
@@ -174,7 +185,11 @@ fn excerpt(s: &str) -> String {
 /// Scans result text found at `path`; at most one finding.
 pub(crate) fn scan(text: &str, path: &str) -> Vec<Finding> {
     let mut why = reasons(&analyze(text, None));
-    for c in HIDDEN_COMMENT.captures_iter(text) {
+    let may_hide = COMMENT_OPENERS
+        .iter()
+        .any(|f| f.find(text.as_bytes()).is_some());
+    let comments = may_hide.then(|| HIDDEN_COMMENT.captures_iter(text));
+    for c in comments.into_iter().flatten() {
         let inner = c
             .get(1)
             .or_else(|| c.get(2))

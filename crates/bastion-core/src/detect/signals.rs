@@ -2,6 +2,10 @@
 //! signals of [`super::phrases`], pairing imperative verbs with the objects of
 //! [`super::objects`] (read a secret, send the conversation somewhere) and references to
 //! other tools with actions that change how they are used.
+//!
+//! Only sentences in which [`super::prefilter`] finds anchors are analyzed, and only with
+//! the pattern families those anchors allow; `analyze_full` (tests) runs every
+//! pattern on every sentence of the reference folding, and yields the same signals.
 
 use super::fold::{fold, fold_into};
 use super::objects::{Obj, ObjKind, address_target, find_objects, find_sink};
@@ -11,6 +15,7 @@ use super::phrases::{
     RECIPIENT, REROUTE, ROLE_PREFIX, RUN_COMMAND, SHADOW_ACTION, STANDING, STANDING_IMPERATIVE,
     Sig, TOOL_CALL, TRANSFER_VERB, TRIGGER,
 };
+use super::prefilter::family as F;
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -161,16 +166,17 @@ fn governing_preposition(sentence: &str, at: usize) -> Option<&str> {
 /// Analyzes `text`. `own_name` is the name of the described tool, so references to it are
 /// not taken as references to other tools.
 ///
-/// Only the sentences that [`super::prefilter`] finds anchors in are analyzed; the others
-/// cannot produce a signal, so the result is that of analyzing every sentence
-/// ([`analyze_full`], which the tests compare it with).
+/// Only the sentences that [`super::prefilter`] finds anchors in are analyzed, each only
+/// for the families its anchors allow; the rest cannot produce a signal, so the result
+/// is that of analyzing every sentence (`analyze_full`, which the tests compare it
+/// with).
 pub(crate) fn analyze(text: &str, own_name: Option<&str>) -> Signals {
     let own = own_name.map(fold);
     let mut signals = Signals::default();
     with_buffer(|folded| {
         fold_into(text, folded);
-        super::prefilter::candidate_sentences(folded, |sentence| {
-            analyze_sentence(sentence, own.as_deref(), &mut signals);
+        super::prefilter::candidate_sentences(folded, |sentence, families| {
+            analyze_sentence(sentence, own.as_deref(), families, &mut signals);
         });
     });
     signals
@@ -205,39 +211,58 @@ pub(crate) fn analyze_full(text: &str, own_name: Option<&str>) -> Signals {
     let own = own_name.map(super::fold::reference_fold);
     let mut signals = Signals::default();
     for sentence in super::fold::sentences(&folded) {
-        analyze_sentence(sentence, own.as_deref(), &mut signals);
+        analyze_sentence(sentence, own.as_deref(), F::ALL, &mut signals);
     }
     signals
 }
 
-fn analyze_sentence(s: &str, own: Option<&str>, out: &mut Signals) {
-    let simple: [(&LazyLock<Regex>, Sig); 14] = [
-        (&ADDRESS, Sig::Address),
-        (&ADDRESS_THIRD, Sig::AddressThird),
-        (&ROLE_PREFIX, Sig::RolePrefix),
-        (&PRECONDITION, Sig::Precondition),
-        (&STANDING, Sig::Standing),
-        (&STANDING_IMPERATIVE, Sig::StandingImperative),
-        (&TRIGGER, Sig::Trigger),
-        (&OVERRIDE, Sig::Override),
-        (&CONCEAL_WEAK, Sig::ConcealWeak),
-        (&PSEUDO_TAG, Sig::PseudoTag),
-        (&CHAT_ROLE, Sig::ChatRole),
-        (&CRED_REQUEST, Sig::CredRequest),
-        (&TOOL_CALL, Sig::ToolCall),
-        (&RUN_COMMAND, Sig::RunCommand),
+/// Records the signals of one folded sentence, running only the patterns of `families`
+/// (see [`super::prefilter::families`]: the others cannot match this sentence).
+fn analyze_sentence(s: &str, own: Option<&str>, families: u64, out: &mut Signals) {
+    let simple: [(&LazyLock<Regex>, Sig, u64); 14] = [
+        (&ADDRESS, Sig::Address, F::ADDRESS),
+        (&ADDRESS_THIRD, Sig::AddressThird, F::ADDRESS_THIRD),
+        (&ROLE_PREFIX, Sig::RolePrefix, F::ROLE_PREFIX),
+        (&PRECONDITION, Sig::Precondition, F::PRECONDITION),
+        (&STANDING, Sig::Standing, F::STANDING),
+        (&STANDING_IMPERATIVE, Sig::StandingImperative, F::STANDING),
+        (&TRIGGER, Sig::Trigger, F::TRIGGER),
+        (&OVERRIDE, Sig::Override, F::OVERRIDE),
+        (&CONCEAL_WEAK, Sig::ConcealWeak, F::CONCEAL_WEAK),
+        (&PSEUDO_TAG, Sig::PseudoTag, F::TAG),
+        (&CHAT_ROLE, Sig::ChatRole, F::TAG),
+        (&CRED_REQUEST, Sig::CredRequest, F::CRED_REQUEST),
+        (&TOOL_CALL, Sig::ToolCall, F::TOOL_CALL),
+        (&RUN_COMMAND, Sig::RunCommand, F::RUN_COMMAND),
     ];
-    for (re, sig) in simple {
-        if let Some(m) = re.find(s) {
+    for (re, sig, family) in simple {
+        if families & family != 0
+            && let Some(m) = re.find(s)
+        {
             out.push(sig, m.as_str());
         }
     }
-    if let Some(m) = COERCION
-        .find_iter(s)
-        .find(|m| !COERCION_ARGUMENTS.is_match(&s[m.start()..]))
+    if families & F::COERCION != 0
+        && let Some(m) = COERCION
+            .find_iter(s)
+            .find(|m| !COERCION_ARGUMENTS.is_match(&s[m.start()..]))
     {
         out.push(Sig::Coercion, m.as_str());
     }
+    if families & F::CONCEAL_STRONG != 0 {
+        conceal_strong(s, out);
+    }
+    if families & F::PAIR != 0 {
+        pair_verbs(s, out);
+    }
+    if families & F::SHADOW != 0 {
+        shadowing(s, own, out);
+    }
+}
+
+/// Concealment from the user; concealing a secret ("never reveal the api key to the
+/// user") is only weak.
+fn conceal_strong(s: &str, out: &mut Signals) {
     for m in CONCEAL_STRONG.find_iter(s) {
         // "never reveal the api key to the user" protects a secret; it hides nothing.
         let protects_secret = find_objects(m.as_str())
@@ -252,8 +277,6 @@ fn analyze_sentence(s: &str, own: Option<&str>, out: &mut Signals) {
             m.as_str(),
         );
     }
-    pair_verbs(s, out);
-    shadowing(s, own, out);
 }
 
 /// A pronoun object right after a verb ("put it", "send them", "include its value").
