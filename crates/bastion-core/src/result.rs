@@ -22,6 +22,10 @@ pub struct ResultOptions {
     pub max_text_bytes: usize,
     /// Link and HTML policy.
     pub content: ContentPolicy,
+    /// Run the instruction detector on result texts here (default). A caller that only
+    /// audits those findings may set `false` and call [`injection_findings`] later, off
+    /// the latency path, with the sanitized result.
+    pub scan_injection: bool,
 }
 
 impl Default for ResultOptions {
@@ -29,6 +33,7 @@ impl Default for ResultOptions {
         Self {
             max_text_bytes: crate::Limits::default().max_text_bytes,
             content: ContentPolicy::default(),
+            scan_injection: true,
         }
     }
 }
@@ -69,6 +74,8 @@ const NEUTRALIZED: &[Code] = &[
 
 struct Walk<'o> {
     opts: &'o ResultOptions,
+    /// Only collect instruction findings; change nothing.
+    only_injection: bool,
     edits: Vec<(String, String)>,
     findings: Vec<Finding>,
     removed: usize,
@@ -77,6 +84,10 @@ struct Walk<'o> {
 impl Walk<'_> {
     /// Full treatment of one text field: text sanitizer, markup, size, injection.
     fn text(&mut self, text: &str, path: &str, mime: Option<&str>) {
+        if self.only_injection {
+            self.findings.extend(scan_result_text(text, path));
+            return;
+        }
         let cleaned = sanitize_text(text);
         self.removed += cleaned.removed;
         for code in &cleaned.codes {
@@ -112,7 +123,9 @@ impl Walk<'_> {
                 format!("text of {original} bytes truncated to {cut} bytes (max_text_bytes)"),
             ));
         }
-        self.findings.extend(scan_result_text(&out, path));
+        if self.opts.scan_injection {
+            self.findings.extend(scan_result_text(&out, path));
+        }
         if out != text {
             self.edits.push((path.to_owned(), out.into_owned()));
         }
@@ -120,6 +133,9 @@ impl Walk<'_> {
 
     /// Text sanitizer only, for structured data strings and names.
     fn plain(&mut self, value: &Value, path: &str) {
+        if self.only_injection {
+            return;
+        }
         match value {
             Value::String(s) => {
                 let cleaned = sanitize_text(s);
@@ -193,10 +209,43 @@ impl Walk<'_> {
 pub fn inspect_result(method: &str, result: &Value, opts: &ResultOptions) -> ResultOutcome {
     let mut walk = Walk {
         opts,
+        only_injection: false,
         edits: Vec::new(),
         findings: Vec::new(),
         removed: 0,
     };
+    walk_result(&mut walk, method, result);
+    let Walk {
+        edits,
+        mut findings,
+        removed,
+        ..
+    } = walk;
+    let rewritten = (!edits.is_empty()).then(|| {
+        let mut out = result.clone();
+        for (path, text) in edits {
+            if let Some(slot) = out.pointer_mut(&path) {
+                *slot = Value::String(text);
+            }
+        }
+        out
+    });
+    for f in &mut findings {
+        if NEUTRALIZED.contains(&f.code) && f.severity < Severity::High {
+            f.severity = Severity::Info;
+        }
+    }
+    let verdict = Verdict::from_findings(&findings, rewritten.is_some());
+    ResultOutcome {
+        rewritten,
+        findings,
+        removed_chars: removed,
+        verdict,
+    }
+}
+
+/// Visits every text field of a `method` result with `walk`.
+fn walk_result(walk: &mut Walk<'_>, method: &str, result: &Value) {
     match method {
         "tools/call" => {
             if let Some(items) = result.get("content").and_then(Value::as_array) {
@@ -236,31 +285,19 @@ pub fn inspect_result(method: &str, result: &Value, opts: &ResultOptions) -> Res
         }
         _ => {}
     }
-    let Walk {
-        edits,
-        mut findings,
-        removed,
-        ..
-    } = walk;
-    let rewritten = (!edits.is_empty()).then(|| {
-        let mut out = result.clone();
-        for (path, text) in edits {
-            if let Some(slot) = out.pointer_mut(&path) {
-                *slot = Value::String(text);
-            }
-        }
-        out
-    });
-    for f in &mut findings {
-        if NEUTRALIZED.contains(&f.code) && f.severity < Severity::High {
-            f.severity = Severity::Info;
-        }
-    }
-    let verdict = Verdict::from_findings(&findings, rewritten.is_some());
-    ResultOutcome {
-        rewritten,
-        findings,
-        removed_chars: removed,
-        verdict,
-    }
+}
+
+/// Instruction-like text in the texts of a (sanitized) result: the findings
+/// [`inspect_result`] adds when [`ResultOptions::scan_injection`] is on, for callers that
+/// run them after forwarding.
+pub fn injection_findings(method: &str, result: &Value, opts: &ResultOptions) -> Vec<Finding> {
+    let mut walk = Walk {
+        opts,
+        only_injection: true,
+        edits: Vec::new(),
+        findings: Vec::new(),
+        removed: 0,
+    };
+    walk_result(&mut walk, method, result);
+    walk.findings
 }

@@ -34,7 +34,8 @@ struct State {
 pub(crate) struct Relay {
     name: String,
     limits: Limits,
-    result_opts: ResultOptions,
+    /// Result options with `scan_injection` off: the relay runs that scan after forwarding.
+    result_opts: std::sync::Arc<ResultOptions>,
     state: Mutex<State>,
     pub(crate) to_host: Outbox,
     pub(crate) to_server: Outbox,
@@ -94,6 +95,10 @@ impl Ev {
     }
 }
 
+/// Frames up to this size get their audit work (digest, instruction scan) inline right
+/// after forwarding; larger ones on a blocking thread, bytes.
+const INLINE_AUDIT_BYTES: usize = 64 * 1024;
+
 const H2S: &str = "host_to_server";
 const S2H: &str = "server_to_host";
 
@@ -135,7 +140,10 @@ impl Relay {
         Self {
             name,
             limits,
-            result_opts,
+            result_opts: std::sync::Arc::new(ResultOptions {
+                scan_injection: false,
+                ..result_opts
+            }),
             state: Mutex::new(State::default()),
             to_host,
             to_server,
@@ -617,25 +625,57 @@ impl Relay {
             .await;
             return;
         }
-        let out = match rewritten {
+        // Forward first; the instruction scan of result texts (audit only) and the
+        // frame digest run afterwards, large frames on a blocking thread, so they stay off
+        // the latency path.
+        let (out, original) = match rewritten {
             Some(new) => {
                 map.insert("result".into(), new);
-                serialize(&map)
+                (serialize(&map), frame)
             }
-            None => frame,
+            None if bytes > INLINE_AUDIT_BYTES => (frame.clone(), frame),
+            None => (frame, Vec::new()),
         };
+        let small = original.is_empty();
+        let digest_now = small.then(|| hex::encode(Sha256::digest(&out)));
+        self.to_host.send(out).await;
+        let final_result = map.remove("result").unwrap_or(Value::Null);
+        let method = req.method.clone();
+        let opts = self.result_opts.clone();
+        let deferred = move || {
+            let found = if matches!(
+                method.as_str(),
+                "tools/call" | "resources/read" | "prompts/get"
+            ) {
+                bastion_core::result::injection_findings(&method, &final_result, &opts)
+            } else {
+                Vec::new()
+            };
+            let digest = digest_now.unwrap_or_else(|| hex::encode(Sha256::digest(&original)));
+            (found, digest)
+        };
+        let (injection, digest) = if small {
+            tokio::task::yield_now().await;
+            deferred()
+        } else {
+            tokio::task::spawn_blocking(deferred)
+                .await
+                .unwrap_or_default()
+        };
+        let verdict = verdict.max(Verdict::from_findings(&injection, false));
+        let findings: Vec<Finding> = findings.into_iter().chain(injection).collect();
         let reason = (verdict != Verdict::Allow).then(|| {
             findings
                 .iter()
                 .max_by_key(|f| f.severity)
                 .map_or("sanitized", |f| f.code.as_str())
         });
-        let mut e = ev(verdict).codes(&findings).removed(removed).digest(&out);
+        let mut e = ev(verdict).codes(&findings).removed(removed);
+        e.0.digest = (!digest.is_empty()).then_some(digest);
         if let Some(r) = reason {
             e = e.reason(r);
         }
         self.audit.record(e.0).await;
-        self.to_host.send(out).await;
     }
 
     /// Runs the method's inspection; returns `(rewritten result, verdict, findings,
