@@ -147,7 +147,16 @@ fn decode(input: &Value, limit: usize) -> Result<Vec<FrameEvent>, CheckError> {
         let (head, tail) = template
             .split_once("<FILL>")
             .ok_or_else(|| bad("message", "template lacks <FILL>"))?;
-        let count = usize::try_from(count).map_err(|_| bad("message", "fill_bytes too large"))?;
+        // A generated frame is streamed, never held; still, bound the work (1 GiB).
+        let count = usize::try_from(count)
+            .ok()
+            .filter(|c| *c <= 1 << 30)
+            .ok_or_else(|| {
+                bad(
+                    "message",
+                    "generate.fill_bytes must be at most 1073741824 (1 GiB)",
+                )
+            })?;
         dec.push(head.as_bytes(), &mut events);
         let block = fill.repeat((64 * 1024 / fill.len().max(1)).max(1));
         let mut left = count;
@@ -185,26 +194,27 @@ fn check_message(input: &Value, limits: &Limits) -> Result<Report, CheckError> {
         let index = outputs.len();
         let (finding, output) = match event {
             FrameEvent::Oversized { bytes, prefix } => {
-                let id = json::recover_id(&prefix);
-                let f = Finding::new(
+                let recovered = json::recover(&prefix);
+                let detail = format!(
+                    "frame of {bytes} bytes exceeds the limit of {limit} bytes; discarded while reading"
+                );
+                let f = Finding::new(Code::FrameTooLarge, Severity::High, "", detail.clone());
+                let out = refusal(
+                    direction,
                     Code::FrameTooLarge,
-                    Severity::High,
-                    "",
-                    format!(
-                        "frame of {bytes} bytes exceeds the limit of {limit} bytes; discarded while reading"
-                    ),
+                    &detail,
+                    recovered.id.as_ref(),
+                    recovered.method_seen,
+                    false,
                 );
-                let answer = envelope::error_response(
-                    id.as_ref(),
-                    codes::INVALID_REQUEST,
-                    "Message refused: frame too large",
-                    json!({"reason": "frame_too_large", "bytes": bytes, "limit": limit}),
-                );
-                (Some(f), refusal_output(&answer))
+                (Some(f), out)
             }
-            FrameEvent::Frame(bytes) => {
-                one_frame(&bytes, input.get("method").and_then(Value::as_str), limits)
-            }
+            FrameEvent::Frame(bytes) => one_frame(
+                &bytes,
+                direction,
+                input.get("method").and_then(Value::as_str),
+                limits,
+            ),
         };
         if let Some(mut f) = finding {
             if index > 0 {
@@ -225,56 +235,81 @@ fn check_message(input: &Value, limits: &Limits) -> Result<Report, CheckError> {
     Ok(Report::from_findings(findings, false, output))
 }
 
-fn refusal_output(answer: &[u8]) -> Value {
-    json!({"action": "refuse", "answer": serde_json::from_slice::<Value>(answer).unwrap_or(Value::Null)})
+/// What the gateway answers for a refused frame, and to whom: a refused host frame is
+/// answered to the host (-32700 not JSON, -32602 bad params, -32600 otherwise); a refused
+/// server answer becomes `upstream_message_rejected` for the host request it answers; a
+/// refused server request is answered to the server.
+fn refusal(
+    direction: Direction,
+    code: Code,
+    detail: &str,
+    id: Option<&Value>,
+    method_seen: bool,
+    parse: bool,
+) -> Value {
+    let id = id.filter(|v| envelope::Id::from_value(v).is_some());
+    let (to, answer) = match direction {
+        Direction::ServerToHost if !method_seen => (
+            "host",
+            envelope::error_response(
+                id,
+                codes::UPSTREAM_REJECTED,
+                &format!("The server's answer was refused by mcp-bastion ({detail})"),
+                json!({"reason": "upstream_message_rejected", "finding": code.as_str()}),
+            ),
+        ),
+        _ => {
+            let (rpc, what) = if parse {
+                (codes::PARSE_ERROR, "Parse error")
+            } else if code == Code::MalformedMessage {
+                (codes::INVALID_PARAMS, "Invalid params")
+            } else {
+                (codes::INVALID_REQUEST, "Invalid request")
+            };
+            let to = if direction == Direction::ServerToHost {
+                "server"
+            } else {
+                "host"
+            };
+            let answer = envelope::error_response(
+                id,
+                rpc,
+                &format!("{what}: mcp-bastion refused the message ({detail})"),
+                json!({"reason": code.as_str()}),
+            );
+            (to, answer)
+        }
+    };
+    json!({"action": "refuse", "to": to, "answer": serde_json::from_slice::<Value>(&answer).unwrap_or(Value::Null)})
 }
 
 fn one_frame(
     bytes: &[u8],
+    direction: Direction,
     answered_method: Option<&str>,
     limits: &Limits,
 ) -> (Option<Finding>, Value) {
     let map = match json::parse_frame(bytes, limits.max_depth) {
         Ok(map) => map,
         Err(rejected) => {
-            let code = if rejected.error.is_parse_error() {
-                codes::PARSE_ERROR
-            } else {
-                codes::INVALID_REQUEST
-            };
-            let id = if rejected.error.is_parse_error() {
-                None
-            } else {
-                rejected.id.as_ref()
-            };
-            let f = Finding::new(
-                rejected.error.code(),
-                Severity::High,
-                rejected.error.path(),
-                rejected.error.to_string(),
+            let e = &rejected.error;
+            let f = Finding::new(e.code(), Severity::High, e.path(), e.to_string());
+            let out = refusal(
+                direction,
+                e.code(),
+                &e.to_string(),
+                rejected.id.as_ref(),
+                rejected.method_seen,
+                e.is_parse_error(),
             );
-            let answer = envelope::error_response(
-                id,
-                code,
-                &format!("Message refused: {}", rejected.error),
-                json!({"reason": rejected.error.code().as_str()}),
-            );
-            return (Some(f), refusal_output(&answer));
+            return (Some(f), out);
         }
     };
     let id = map.get("id").cloned();
+    let method_seen = map.contains_key("method");
     let refuse = |code: Code, message: String| {
-        let answer = envelope::error_response(
-            id.as_ref()
-                .filter(|v| envelope::Id::from_value(v).is_some()),
-            codes::INVALID_REQUEST,
-            &format!("Message refused: {message}"),
-            json!({"reason": code.as_str()}),
-        );
-        (
-            Some(Finding::new(code, Severity::High, "", message)),
-            refusal_output(&answer),
-        )
+        let out = refusal(direction, code, &message, id.as_ref(), method_seen, false);
+        (Some(Finding::new(code, Severity::High, "", message)), out)
     };
     let kind = match envelope::classify(&map) {
         Ok(k) => k,

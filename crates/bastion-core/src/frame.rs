@@ -61,9 +61,13 @@ impl FrameDecoder {
         !self.buf.is_empty() || self.discarding.is_some()
     }
 
-    /// The bytes of the partial frame buffered so far (empty while discarding).
+    /// The first bytes of the partial frame: what is buffered, or the kept prefix of an
+    /// oversized frame being discarded (empty for the rest of a dropped line).
     pub fn partial(&self) -> &[u8] {
-        &self.buf
+        match &self.discarding {
+            Some(d) => &d.prefix,
+            None => &self.buf,
+        }
     }
 
     /// Bytes currently buffered (never more than `limit`).
@@ -224,6 +228,20 @@ mod tests {
         assert_eq!(d.discard_partial(), 8);
         d.push(b"1}\n{\"ok\":1}\n", &mut out);
         assert_eq!(out, vec![frame("{\"ok\":1}")]);
+    }
+
+    #[test]
+    fn partial_prefix_survives_an_oversized_frame() {
+        let mut d = FrameDecoder::new(8);
+        let mut out = Vec::new();
+        d.push(b"{\"id\":77,\"method\":\"x\",\"params\":", &mut out);
+        assert!(out.is_empty());
+        assert!(d.partial().starts_with(b"{\"id\":77"));
+        let seen = d.discard_partial();
+        assert!(seen > 8);
+        assert!(d.partial().is_empty());
+        d.push(b"rest}\n{}\n", &mut out);
+        assert_eq!(out, vec![frame("{}")]);
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub mod methods;
 pub mod result;
 pub mod sanitize;
 pub mod unicode;
+pub mod uri;
 
 pub use finding::{Code, Finding, Report, Severity, Verdict};
 pub use limits::Limits;

@@ -74,3 +74,47 @@ pub fn exit_code(status: ExitStatus) -> i32 {
         .code()
         .unwrap_or_else(|| 128 + status.signal().unwrap_or(0))
 }
+
+/// Makes this process the reaper of orphaned descendants (Linux
+/// `PR_SET_CHILD_SUBREAPER`): a server's children that leave its process group
+/// (`setsid`, daemons) are re-parented to the gateway instead of init, so
+/// [`kill_adopted`] can end them. Call once, from the binary, before spawning.
+pub fn adopt_orphans() {
+    #[cfg(target_os = "linux")]
+    {
+        let _ = nix::sys::prctl::set_child_subreaper(true);
+    }
+}
+
+/// Sends SIGKILL to every remaining child of this process (orphans adopted through
+/// [`adopt_orphans`]) and reaps them. Reads `/proc/*/stat` (Linux `proc(5)`); elsewhere
+/// it does nothing. Call from the binary when the wrapped server has exited: in a
+/// process with other children (a test harness) it would end those too.
+pub fn kill_adopted() {
+    let me = std::process::id();
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid ...`: comm may hold spaces and parentheses.
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        if ppid == Some(me) {
+            let pid = Pid::from_raw(pid);
+            let _ = nix::sys::signal::kill(pid, Signal::SIGKILL);
+            let _ = nix::sys::wait::waitpid(pid, None);
+        }
+    }
+}

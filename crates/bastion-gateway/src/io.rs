@@ -109,6 +109,17 @@ pub(crate) struct Outgoing {
     _permit: OwnedSemaphorePermit,
 }
 
+/// Outcome of [`Outbox::send_within`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Sent {
+    /// Queued for writing.
+    Queued,
+    /// No room within the wait: the peer is not reading.
+    Full,
+    /// The writer is gone: the peer closed its end.
+    Closed,
+}
+
 /// Sending side of a bounded (by bytes) frame queue to one pipe.
 #[derive(Clone)]
 pub(crate) struct Outbox {
@@ -126,6 +137,37 @@ impl Outbox {
             },
             rx,
         )
+    }
+
+    /// Queues `frame` without waiting; returns `false` (dropping it) when the queue or its
+    /// byte budget is full or the writer is gone. For messages that may be lost, such as
+    /// `notifications/cancelled` to a server that stopped reading.
+    pub(crate) fn try_send(&self, mut frame: Vec<u8>) -> bool {
+        frame.push(b'\n');
+        let want = u32::try_from(frame.len().min(OUTBOX_BUDGET)).unwrap_or(u32::MAX);
+        let Ok(permit) = self.budget.clone().try_acquire_many_owned(want) else {
+            return false;
+        };
+        self.tx
+            .try_send(Outgoing {
+                bytes: frame,
+                _permit: permit,
+            })
+            .is_ok()
+    }
+
+    /// Queues `frame`, waiting at most `wait` for room. A peer that does not read for that
+    /// long gets [`Sent::Full`] instead of holding the caller (and everything queued behind
+    /// it) indefinitely.
+    pub(crate) async fn send_within(&self, frame: Vec<u8>, wait: std::time::Duration) -> Sent {
+        if self.tx.is_closed() {
+            return Sent::Closed;
+        }
+        match tokio::time::timeout(wait, self.send(frame)).await {
+            Ok(true) => Sent::Queued,
+            Ok(false) => Sent::Closed,
+            Err(_) => Sent::Full,
+        }
     }
 
     /// Queues `frame` (a newline is appended). Waits while the budget is used up.

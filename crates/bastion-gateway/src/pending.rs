@@ -16,8 +16,6 @@ pub(crate) struct HostRequest {
     pub(crate) raw_id: Value,
     pub(crate) deadline: Instant,
     seq: u64,
-    /// `true` when the request had a `cursor` (a continuation page of a list).
-    pub(crate) continuation: bool,
 }
 
 /// Both directions' pending maps and the deadline index.
@@ -30,6 +28,10 @@ pub(crate) struct Pending {
 }
 
 impl Pending {
+    pub(crate) fn host_len(&self) -> usize {
+        self.host.len()
+    }
+
     pub(crate) fn host_contains(&self, id: &Id) -> bool {
         self.host.contains_key(id)
     }
@@ -42,7 +44,6 @@ impl Pending {
         target: Option<String>,
         raw_id: Value,
         deadline: Instant,
-        continuation: bool,
     ) -> Option<Instant> {
         self.seq += 1;
         let seq = self.seq;
@@ -55,7 +56,6 @@ impl Pending {
                 raw_id,
                 deadline,
                 seq,
-                continuation,
             },
         );
         self.next_deadline()

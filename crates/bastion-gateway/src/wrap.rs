@@ -148,7 +148,8 @@ where
     // The server is gone: read what it wrote before exiting, then answer the rest.
     let _ = tokio::time::timeout(Duration::from_secs(2), &mut server_reader).await;
     server_reader.abort();
-    relay.fail_all_pending().await;
+    // Bounded: a host that stopped reading must not keep the gateway alive.
+    let _ = tokio::time::timeout(Duration::from_secs(2), relay.fail_all_pending()).await;
     timers.abort();
     host_reader.abort();
     close_server.notify_one();
@@ -169,12 +170,10 @@ async fn read_host<R: AsyncRead + Unpin>(relay: &Relay, mut reader: FrameReader<
         match reader.next().await {
             Ok(ReadEvent::Frame(f)) => relay.on_host_frame(f).await,
             Ok(ReadEvent::Oversized { bytes, prefix }) => {
-                let id = json::recover_id(&prefix);
-                relay.host_oversized(bytes, id).await;
+                relay.host_oversized(bytes, json::recover(&prefix)).await;
             }
             Ok(ReadEvent::PartialTimeout { bytes, prefix }) => {
-                let id = json::recover_id(&prefix);
-                relay.host_read_timeout(bytes, id).await;
+                relay.host_read_timeout(bytes, json::recover(&prefix)).await;
             }
             Ok(ReadEvent::Eof) | Err(_) => return,
         }
@@ -186,18 +185,16 @@ async fn read_server<R: AsyncRead + Unpin>(relay: &Relay, mut reader: FrameReade
         match reader.next().await {
             Ok(ReadEvent::Frame(f)) => relay.on_server_frame(f).await,
             Ok(ReadEvent::Oversized { bytes, prefix }) => {
-                let id = json::recover_id(&prefix);
                 let detail = format!("a frame of {bytes} bytes exceeds the limit");
                 relay
-                    .server_rejected(Code::FrameTooLarge, &detail, id.as_ref(), bytes)
+                    .server_rejected(Code::FrameTooLarge, &detail, &json::recover(&prefix), bytes)
                     .await;
             }
             Ok(ReadEvent::PartialTimeout { bytes, prefix }) => {
-                let id = json::recover_id(&prefix);
                 let detail =
                     format!("a frame stayed incomplete ({bytes} bytes) beyond the read timeout");
                 relay
-                    .server_rejected(Code::ReadTimeout, &detail, id.as_ref(), bytes)
+                    .server_rejected(Code::ReadTimeout, &detail, &json::recover(&prefix), bytes)
                     .await;
             }
             Ok(ReadEvent::Eof) | Err(_) => return,

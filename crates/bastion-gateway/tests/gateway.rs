@@ -258,10 +258,13 @@ async fn terminal_escapes_never_reach_the_host() {
     let events = store.audit_events(&AuditQuery::default()).await.unwrap();
     let sanitized = events
         .iter()
-        .find(|e| e.verdict == "sanitize")
-        .expect("a sanitize event");
+        .find(|e| e.verdict == "sanitize" && e.tool.as_deref() == Some("ansi"))
+        .expect("a sanitize event for the ansi call");
     assert!(sanitized.removed_chars > 0);
-    assert_eq!(sanitized.tool.as_deref(), Some("ansi"));
+    assert!(
+        sanitized.codes.iter().any(|c| c == "terminal_escape"),
+        "{sanitized:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -464,4 +467,173 @@ async fn missing_server_command_is_a_spawn_error() {
             .contains("cannot start server command `/nonexistent/mcp-server`"),
         "{err}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn withheld_items_stay_unreachable_by_every_route() {
+    let mut h = Host::start(hostile(), Limits::default()).await;
+    h.init().await;
+    let first = h.request("tools/list", json!({})).await;
+    assert!(!first.to_string().contains("hidden_tool"));
+    // A later listing that leaves the tool out does not make it callable again.
+    let second = h.request("tools/list", json!({})).await;
+    assert!(!second.to_string().contains("hidden_tool"));
+    assert_eq!(
+        reason(&h.call("hidden_tool", json!({})).await),
+        "blocked_descriptor"
+    );
+
+    let resources = h.request("resources/list", json!({})).await;
+    let uris: Vec<&str> = resources["result"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["uri"].as_str().unwrap())
+        .collect();
+    assert_eq!(uris, ["file:///ok.txt"]);
+    let templates = h.request("resources/templates/list", json!({})).await;
+    assert_eq!(templates["result"]["resourceTemplates"], json!([]));
+    // Other spellings of the withheld resource, and instances of the withheld template.
+    for uri in [
+        "file:///secret.txt",
+        "FILE:///secret.txt",
+        "file:///./secret.txt",
+        "file:///secret.txt#x",
+        "file:///logs/today",
+    ] {
+        let r = h.request("resources/read", json!({"uri": uri})).await;
+        assert_eq!(reason(&r), "blocked_descriptor", "{uri}: {r}");
+    }
+    let ok = h
+        .request("resources/read", json!({"uri": "file:///ok.txt"}))
+        .await;
+    assert_eq!(
+        ok["result"]["contents"][0]["text"],
+        "server read file:///ok.txt"
+    );
+
+    // A tools/call sent as a notification (no id) is dropped, not forwarded.
+    h.send_raw(
+        r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"hidden_tool","arguments":{}}}"#,
+    )
+    .await;
+    let c = h.call("cancelled", json!({})).await;
+    assert!(!c.to_string().contains("notification:hidden_tool"), "{c}");
+    h.assert_still_serving().await;
+    h.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_string_that_reaches_the_host_is_clean() {
+    let mut h = Host::start(hostile(), Limits::default()).await;
+    let init = h
+        .request("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}))
+        .await;
+    assert_eq!(init["result"]["serverInfo"]["title"], "Hostile server");
+    let e = h.call("error_data", json!({})).await;
+    assert_eq!(e["error"]["message"], "bad thing");
+    assert_eq!(e["error"]["data"]["detail"], "xy");
+    let m = h.call("meta_escape", json!({})).await;
+    assert_eq!(m["result"]["_meta"]["note"], "mn");
+    assert_eq!(m["result"]["content"][0]["uri"], "file:///ab");
+    h.assert_still_serving().await;
+    h.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_host_request_never_answers_a_server_request() {
+    let mut h = Host::start(hostile(), Limits::default()).await;
+    h.init().await;
+    h.send_raw(r#"{"jsonrpc":"2.0","id":50,"method":"tools/call","params":{"name":"ask_roots","arguments":{}}}"#).await;
+    let mut asked = false;
+    let mut answered = false;
+    while !(asked && answered) {
+        let m = h.recv().await;
+        if m["method"] == "roots/list" {
+            assert_eq!(m["id"], "srv-1");
+            asked = true;
+        } else if m["id"] == 50 {
+            answered = true;
+        }
+    }
+    // A refused host *request* that happens to use the server request's id.
+    h.send_raw(r#"{"jsonrpc":"2.0","id":"srv-1","method":"tools/call","params":{"name":"echo","Name":"x"}}"#).await;
+    let r = h.recv().await;
+    assert_eq!(
+        (r["id"].clone(), r["error"]["code"].clone()),
+        (json!("srv-1"), json!(-32600)),
+        "{r}"
+    );
+    // The server's request is still pending: the host's real answer is relayed.
+    h.send_raw(r#"{"jsonrpc":"2.0","id":"srv-1","result":{"roots":[]}}"#)
+        .await;
+    h.assert_still_serving().await;
+    let (_, store) = h.finish().await;
+    let events = store
+        .audit_events(&AuditQuery {
+            limit: Some(1000),
+            ..AuditQuery::default()
+        })
+        .await
+        .unwrap();
+    assert!(
+        events
+            .iter()
+            .any(|e| e.method.as_deref() == Some("roots/list")
+                && e.direction == "host_to_server"
+                && e.verdict == "allow"),
+        "the host's answer to roots/list was not relayed"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_stops_reading_cannot_hang_the_host() {
+    let limits = Limits {
+        tool_call_timeout_ms: 500,
+        request_timeout_ms: 500,
+        ..Limits::default()
+    };
+    let mut h = Host::start(hostile(), limits).await;
+    h.init().await;
+    let r = h.call("stop_reading", json!({})).await;
+    assert_eq!(r["result"]["content"][0]["text"], "going deaf");
+    // 24 requests of ~900 KiB: more than the pipe and the gateway's 8 MiB queue hold.
+    let big = "A".repeat(900 * 1024);
+    let started = std::time::Instant::now();
+    for i in 0..24 {
+        let msg = json!({"jsonrpc":"2.0","id": 500 + i,"method":"tools/call","params":{"name":"echo","arguments":{"text": big}}});
+        h.send_raw(&msg.to_string()).await;
+    }
+    let mut answered = std::collections::HashSet::new();
+    while answered.len() < 24 {
+        let m = h.recv().await;
+        let why = reason(&m);
+        assert!(
+            matches!(why, "request_timeout" | "upstream_not_reading"),
+            "{m}"
+        );
+        answered.insert(m["id"].as_i64().unwrap());
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "answers took {:?}",
+        started.elapsed()
+    );
+    // Nothing was answered twice.
+    let quiet = tokio::time::timeout(Duration::from_millis(800), h.rx.next_line()).await;
+    assert!(quiet.is_err(), "an extra answer arrived: {quiet:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn oversized_request_ids_are_refused() {
+    let mut h = Host::start(hostile(), Limits::default()).await;
+    h.init().await;
+    let id = "x".repeat(4000);
+    h.send_raw(&json!({"jsonrpc":"2.0","id": id,"method":"ping"}).to_string())
+        .await;
+    let r = h.recv().await;
+    assert_eq!(r["id"], Value::Null, "the huge id is not echoed");
+    assert_eq!(reason(&r), "invalid_envelope");
+    h.assert_still_serving().await;
+    h.finish().await;
 }

@@ -229,6 +229,10 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             rt.block_on(record_scan(&store_url, &name, &report, cli.quiet))
                 .map_err(internal)?;
             printed_ok(output::print_scan(&name, &report, cli.json))?;
+            if !report.errors.is_empty() {
+                // Part of the server's surface could not be listed: not a clean scan.
+                return Ok(3);
+            }
             Ok(i32::from(report.verdict() >= bastion_core::Verdict::Flag))
         }
         Command::Wrap { name, command } => {
@@ -238,6 +242,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             wcfg.result.max_text_bytes = cfg.limits.max_text_bytes;
             wcfg.result.content = cfg.content.clone();
             wcfg.grace_ms = cfg.gateway.shutdown_grace_ms;
+            bastion_gateway::child::adopt_orphans();
             // One thread runs the whole relay: no cross-thread wake-ups per frame.
             let rt = tokio::runtime::Builder::new_current_thread()
                 .enable_all()
@@ -254,6 +259,8 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 store.close().await;
                 Ok::<i32, Failure>(code)
             })?;
+            // Children of the server that escaped its process group (setsid daemons).
+            bastion_gateway::child::kill_adopted();
             // The host's stdin may still be held by a blocking reader thread: do not
             // wait for it.
             rt.shutdown_background();

@@ -13,6 +13,29 @@
 //!
 //! The folded text is only ever matched against patterns, never shown to anyone.
 //!
+//! # Whole-Cyrillic (and other non-Latin) words
+//! The confusable step rewrites a word only when *every* non-ASCII character in it has an
+//! ASCII prototype. That is what defeats `іgnоrе` spelled with Cyrillic letters, but it
+//! applies to genuine words too: a pure Russian word made only of look-alike letters
+//! (`а е о р с у х`, `г` → `r`, `б` → `6`) becomes ASCII (`его` → `ero`, `сор` → `cop`),
+//! while a word with any other letter (`и л п в д т н к м …`) keeps its letters, lower
+//! case and without marks (`й` → `и`, `ё` → `е`). The same holds for single Hangul
+//! jamo and a few CJK characters (`〇` → `o`). Hangul syllables come out decomposed into
+//! jamo (NFD), and Japanese voiced kana lose their voicing mark (`が` → `か`, `プ` → `フ`).
+//!
+//! Patterns for such scripts are therefore written in natural spelling and compiled
+//! through [`fold_pattern`], which folds every non-ASCII run of a pattern exactly as the
+//! text is folded and, where a run would be rewritten to ASCII, accepts both forms (the
+//! run may stand in a text word with other letters that keep it unrewritten). Prefilter
+//! anchors go through [`fold_anchor`] for the same reason.
+//!
+//! # Identifiers
+//! [`identifier_words`] reads an identifier (`ignoreAllPreviousInstructions`,
+//! `do_not_tell_the_user`, `read-ssh-key2`) as words, split at `_`, `-`, `.`, at
+//! camelCase and PascalCase boundaries (`HTMLParser` → `HTML Parser`) and between letters
+//! and digits. Descriptor member names and string values that are one identifier are
+//! scanned in that form, so that no spelling of an identifier hides its words.
+//!
 //! # How it stays fast
 //! The steps above are defined on the whole text, but all of them are local, so the
 //! implementation only pays for Unicode where there is Unicode:
@@ -468,6 +491,195 @@ pub(crate) fn ascii_prototype(word: &str) -> Option<String> {
         out.push_str(&proto);
     }
     Some(out)
+}
+
+/// [`fold`] of `run` with every step but the confusable one: NFKC, case folding, marks
+/// and invisible characters dropped, typographic punctuation mapped. Lets patterns match
+/// letters that stay unrewritten in a word with other letters.
+pub(crate) fn fold_letters(run: &str) -> String {
+    let nfkc: String = run.nfkc().collect();
+    CaseMapper::new()
+        .fold_string(&nfkc)
+        .nfd()
+        .filter(|&c| !is_dropped(c))
+        .map(map_punctuation)
+        .collect()
+}
+
+/// A pattern (regex source) written in natural spelling, with every run of non-ASCII
+/// characters replaced by a non-capturing group of the forms that run takes in folded
+/// text: its [`fold`], and its [`fold_letters`] when that differs (see the module docs).
+/// ASCII is left alone, so regex syntax and ASCII patterns pass through unchanged.
+///
+/// # Panics
+/// On a non-ASCII run inside a character class that folding changes (a class cannot
+/// hold a folded run of several characters): built-in patterns only, found by tests.
+pub(crate) fn fold_pattern(pattern: &str) -> String {
+    if pattern.is_ascii() {
+        return pattern.to_owned();
+    }
+    let mut out = String::with_capacity(pattern.len() * 2);
+    let mut in_class = false;
+    let mut escaped = false;
+    let mut run = String::new();
+    let flush = |run: &mut String, out: &mut String, in_class: bool| {
+        if run.is_empty() {
+            return;
+        }
+        let folded = fold(run);
+        if in_class {
+            assert!(
+                folded == *run,
+                "built-in pattern folds {run:?} inside a character class"
+            );
+            out.push_str(run);
+        } else {
+            let letters = fold_letters(run);
+            out.push_str("(?:");
+            out.push_str(&regex::escape(&folded));
+            if letters != folded {
+                out.push('|');
+                out.push_str(&regex::escape(&letters));
+            }
+            out.push(')');
+        }
+        run.clear();
+    };
+    for c in pattern.chars() {
+        if !c.is_ascii() {
+            run.push(c);
+            continue;
+        }
+        flush(&mut run, &mut out, in_class);
+        if escaped {
+            escaped = false;
+        } else if c == '\\' {
+            escaped = true;
+        } else if c == '[' {
+            in_class = true;
+        } else if c == ']' {
+            in_class = false;
+        }
+        out.push(c);
+    }
+    flush(&mut run, &mut out, in_class);
+    out
+}
+
+/// The forms a prefilter anchor takes in folded text: its [`fold`] and, for a word that
+/// folding would rewrite to ASCII, its [`fold_letters`] too (see the module docs).
+pub(crate) fn fold_anchor(anchor: &str) -> Vec<String> {
+    let folded = fold(anchor);
+    let letters = fold_letters(anchor);
+    if letters == folded || anchor.is_ascii() {
+        vec![folded]
+    } else {
+        vec![folded, letters]
+    }
+}
+
+/// Identifier separators: `_`, `-`, `.`.
+const fn is_identifier_separator(c: char) -> bool {
+    matches!(c, '_' | '-' | '.')
+}
+
+/// `text` with every identifier-like token (letters, digits, `_`, `-`, `.` and characters
+/// that folding drops) read as words: separators become spaces, and camelCase,
+/// PascalCase (`HTMLParser` → `HTML Parser`) and letter/digit boundaries are split.
+/// `None` when nothing was split. With `whole`, `text` must be one such token (string
+/// values); otherwise every whitespace-separated token is looked at (member names).
+pub(crate) fn identifier_words(text: &str, whole: bool) -> Option<String> {
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut changed = false;
+    let mut tokens = 0;
+    for (i, token) in text.split(char::is_whitespace).enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        if token.is_empty() {
+            continue;
+        }
+        tokens += 1;
+        if whole && tokens > 1 {
+            return None;
+        }
+        let identifier = token
+            .chars()
+            .all(|c| c.is_alphanumeric() || is_identifier_separator(c) || is_dropped(c));
+        if identifier && split_identifier(token, &mut out) {
+            changed = true;
+        } else if whole {
+            return None;
+        } else {
+            out.push_str(token);
+        }
+    }
+    changed.then_some(out)
+}
+
+/// Appends `token` split into words (see [`identifier_words`]); whether it split.
+fn split_identifier(token: &str, out: &mut String) -> bool {
+    #[derive(Clone, Copy, PartialEq, Eq)]
+    enum K {
+        Lower,
+        Upper,
+        Digit,
+        Other,
+    }
+    let kind = |c: char| {
+        if c.is_numeric() {
+            K::Digit
+        } else if c.is_uppercase() {
+            K::Upper
+        } else if c.is_lowercase() {
+            K::Lower
+        } else {
+            K::Other
+        }
+    };
+    let start = out.len();
+    let mut split = false;
+    // The previous character that is not dropped, and whether a space is pending.
+    let mut prev: Option<K> = None;
+    let mut space = false;
+    let mut chars = token.chars().peekable();
+    while let Some(c) = chars.next() {
+        if is_dropped(c) {
+            out.push(c);
+            continue;
+        }
+        if is_identifier_separator(c) {
+            space = prev.is_some();
+            continue;
+        }
+        let k = kind(c);
+        let boundary = match (prev, k) {
+            (Some(K::Lower | K::Digit), K::Upper) | (Some(K::Lower | K::Upper), K::Digit) => {
+                true
+            }
+            (Some(K::Digit), K::Lower) => true,
+            // `HTMLParser`: the last capital of a run starts the next word when two
+            // lower-case letters follow (`IDs` stays whole).
+            (Some(K::Upper), K::Upper) => {
+                let mut rest = chars.clone().filter(|&n| !is_dropped(n)).map(kind);
+                rest.next() == Some(K::Lower) && rest.next() == Some(K::Lower)
+            }
+            _ => false,
+        };
+        if (space || boundary) && out.len() > start {
+            out.push(' ');
+            split = true;
+        }
+        space = false;
+        out.push(c);
+        prev = Some(k);
+    }
+    if split || token.chars().any(is_identifier_separator) {
+        true
+    } else {
+        out.truncate(start);
+        false
+    }
 }
 
 /// Whether the byte at `i` of folded text ends a sentence: a line break, or `.`, `!`,

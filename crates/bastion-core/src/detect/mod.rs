@@ -73,6 +73,8 @@ mod size;
 mod walk;
 
 #[cfg(test)]
+mod scratch_tests;
+#[cfg(test)]
 mod tests;
 
 pub use size::DescriptorLimits;
@@ -210,13 +212,11 @@ fn scan_strings(
             label: &label,
             own_name,
         };
-        if v.role == Role::MemberName {
-            // Property names are identifiers: read `ignore_previous_instructions` as words.
-            let words = v.text.replace(['_', '-'], " ");
-            instruction::scan_text(&words, &field, findings);
-        } else {
-            instruction::scan_text(v.text, &field, findings);
-        }
+        // Identifiers are read as words: `ignore_previous_instructions`,
+        // `ignoreAllPreviousInstructions`, `Ignore-Previous-Instructions` (member names
+        // token by token, values only when the whole value is one identifier).
+        let words = fold::identifier_words(v.text, v.role != Role::MemberName);
+        instruction::scan_text(words.as_deref().unwrap_or(v.text), &field, findings);
         if matches!(v.role, Role::Default | Role::Example | Role::EnumValue) {
             instruction::scan_open_url(v.text, &field, findings);
         }

@@ -10,12 +10,19 @@
 //!   (`報告書.pdf`, `Отчёт.txt`). Only a word mixing scripts with look-alike letters, or a
 //!   whole name that is a mixed-script look-alike of an ASCII name, is high; a name in one
 //!   non-Latin script that reads as ASCII is a warning.
+//! * Every such name, and every member name in the descriptor (schema property names
+//!   included), holding a line or paragraph separator (U+2028/U+2029) or a braille blank
+//!   (U+2800) is `invisible_format` (high): fine in prose, but in a one-line name they
+//!   show as a line break or blank space ([`crate::unicode`] module docs).
+//!
+//! Look-alike names *across* the items of one list (`read_file` and `read_fiIe`) are
+//! compared in [`crate::lists::inspect_list`].
 
 use super::DescriptorKind;
 use super::fold::ascii_prototype;
 use crate::finding::{Code, Finding, Severity, pointer_push};
+use crate::unicode::{MAX_NAME_SHOWN, escape_non_ascii, scan_name_blanks};
 use serde_json::Value;
-use std::fmt::Write as _;
 use unicode_script::{Script, UnicodeScript};
 use unicode_security::MixedScript;
 
@@ -70,6 +77,7 @@ pub(crate) fn scan_names(
                         "name",
                     );
                     identifier(n, "prompt argument name", &p, findings);
+                    scan_name_blanks(n, "prompt argument name", &p, findings);
                 }
             }
         }
@@ -79,6 +87,63 @@ pub(crate) fn scan_names(
             }
         }
         DescriptorKind::ServerInstructions => {}
+    }
+    if kind != DescriptorKind::ServerInstructions
+        && let Some(n) = name
+    {
+        scan_name_blanks(n, "name", &name_path, findings);
+    }
+    member_names(descriptor, path, &mut Vec::new(), 0, findings);
+}
+
+/// One step of a JSON Pointer below the descriptor.
+#[derive(Clone, Copy)]
+enum Step<'a> {
+    Member(&'a str),
+    Index(usize),
+}
+
+/// Deepest nesting looked at (as in the descriptor walk).
+const MAX_DEPTH: usize = 128;
+
+/// [`scan_name_blanks`] on every object member name below `value`; the pointer of the
+/// member (its value) is built only for a finding.
+fn member_names<'a>(
+    value: &'a Value,
+    path: &str,
+    steps: &mut Vec<Step<'a>>,
+    depth: usize,
+    findings: &mut Vec<Finding>,
+) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                steps.push(Step::Member(key));
+                if !key.is_ascii() {
+                    let mut pointer = path.to_owned();
+                    for step in steps.iter() {
+                        pointer = match step {
+                            Step::Member(k) => pointer_push(&pointer, k),
+                            Step::Index(i) => pointer_push(&pointer, &i.to_string()),
+                        };
+                    }
+                    scan_name_blanks(key, "member name", &pointer, findings);
+                }
+                member_names(child, path, steps, depth + 1, findings);
+                steps.pop();
+            }
+        }
+        Value::Array(items) => {
+            for (i, child) in items.iter().enumerate() {
+                steps.push(Step::Index(i));
+                member_names(child, path, steps, depth + 1, findings);
+                steps.pop();
+            }
+        }
+        _ => {}
     }
 }
 
@@ -188,18 +253,7 @@ fn scripts(s: &str) -> String {
 
 /// The name with every non-ASCII or non-printable character shown as `<U+XXXX>`, clipped.
 fn display(name: &str) -> String {
-    let mut out = String::new();
-    for c in name.chars().take(140) {
-        if c.is_ascii_graphic() || c == ' ' {
-            out.push(c);
-        } else {
-            let _ = write!(out, "<U+{:04X}>", u32::from(c));
-        }
-    }
-    if name.chars().count() > 140 {
-        out.push('…');
-    }
-    out
+    escape_non_ascii(name, MAX_NAME_SHOWN)
 }
 
 #[cfg(test)]

@@ -76,6 +76,13 @@ pub enum ParseError {
         /// What it folds to.
         folds_to: String,
     },
+    /// A member name contains a control character (e.g. NUL).
+    ControlInMemberName {
+        /// JSON Pointer of the object.
+        path: String,
+        /// The offending name.
+        name: String,
+    },
     /// The top-level value is an array (a JSON-RPC batch).
     Batch,
     /// The top-level value is not an object.
@@ -92,7 +99,9 @@ impl ParseError {
             Self::InvalidSurrogate { .. } => Code::InvalidSurrogate,
             Self::MaxDepth { .. } => Code::MaxDepthExceeded,
             Self::DuplicateKey { .. } => Code::DuplicateKey,
-            Self::ConfusableMember { .. } => Code::ConfusableMember,
+            Self::ConfusableMember { .. } | Self::ControlInMemberName { .. } => {
+                Code::ConfusableMember
+            }
             Self::Batch => Code::BatchNotSupported,
             Self::NotAnObject => Code::NotAnObject,
         }
@@ -101,7 +110,9 @@ impl ParseError {
     /// JSON Pointer of the offending place, when known.
     pub fn path(&self) -> &str {
         match self {
-            Self::DuplicateKey { path, .. } | Self::ConfusableMember { path, .. } => path,
+            Self::DuplicateKey { path, .. }
+            | Self::ConfusableMember { path, .. }
+            | Self::ControlInMemberName { path, .. } => path,
             _ => "",
         }
     }
@@ -159,6 +170,11 @@ impl fmt::Display for ParseError {
                 "member name {} at '{path}' is a look-alike of protocol member {folds_to:?}",
                 crate::unicode::escape_for_display(name)
             ),
+            Self::ControlInMemberName { path, name } => write!(
+                f,
+                "member name {} at '{path}' contains a control character",
+                crate::unicode::escape_for_display(name)
+            ),
             Self::Batch => f.write_str("JSON-RPC batches (top-level arrays) are not accepted"),
             Self::NotAnObject => f.write_str("a JSON-RPC message must be a JSON object"),
         }
@@ -175,6 +191,9 @@ pub struct Rejected {
     pub error: ParseError,
     /// The top-level `id` member, if it was parsed before the failure.
     pub id: Option<Value>,
+    /// `true` when a top-level `method` member was read before the failure (the frame
+    /// is a request or notification, not a response).
+    pub method_seen: bool,
 }
 
 /// Strict parse of one frame into its top-level object.
@@ -191,6 +210,7 @@ pub fn parse_frame(bytes: &[u8], max_depth: usize) -> Result<Map<String, Value>,
             offset: e.valid_up_to(),
         },
         id: None,
+        method_seen: false,
     })?;
     let ctx = RefCell::new(visitor::Ctx::new(max_depth));
     let mut de = serde_json::Deserializer::from_str(text);
@@ -202,10 +222,12 @@ pub fn parse_frame(bytes: &[u8], max_depth: usize) -> Result<Map<String, Value>,
         Ok(_) => Err(Rejected {
             error: ParseError::NotAnObject,
             id: None,
+            method_seen: false,
         }),
         Err(e) => Err(Rejected {
             error: ctx.error.unwrap_or_else(|| classify(&e, max_depth)),
             id: ctx.top_id,
+            method_seen: ctx.method_seen,
         }),
     }
 }
@@ -227,15 +249,31 @@ pub fn parse_value(bytes: &[u8], max_depth: usize) -> Result<Value, ParseError> 
     result.map_err(|e| ctx.error.unwrap_or_else(|| classify(&e, max_depth)))
 }
 
-/// The top-level `id` of a frame or of the first bytes of one (an oversized or
-/// truncated frame), when it can be read: used to answer a refused request.
-pub fn recover_id(prefix: &[u8]) -> Option<Value> {
+/// What can be read from a refused frame or from the first bytes of one (an oversized or
+/// truncated frame): its top-level `id`, and whether a top-level `method` member was
+/// seen (then it is a request or notification, not a response).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Recovered {
+    /// The top-level `id` (a string or number), when it could be read.
+    pub id: Option<Value>,
+    /// `true` when a top-level `method` member name was read.
+    pub method_seen: bool,
+}
+
+/// Recovers the `id` and the presence of `method` from `prefix` (see [`Recovered`]).
+pub fn recover(prefix: &[u8]) -> Recovered {
     match parse_frame(prefix, usize::MAX) {
-        Ok(map) => map
-            .get("id")
-            .filter(|v| !v.is_object() && !v.is_array())
-            .cloned(),
-        Err(rejected) => rejected.id,
+        Ok(map) => Recovered {
+            id: map
+                .get("id")
+                .filter(|v| !v.is_object() && !v.is_array())
+                .cloned(),
+            method_seen: map.contains_key("method"),
+        },
+        Err(rejected) => Recovered {
+            id: rejected.id,
+            method_seen: rejected.method_seen,
+        },
     }
 }
 

@@ -38,11 +38,21 @@ fn exact_duplicate_anywhere() {
 fn case_variant_duplicate() {
     let r = err(r#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"name":"a","Name":"b"}}"#);
     assert_eq!(r.error.code(), Code::DuplicateKey);
-    let r = err(
-        r#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"arguments":{"Path":"a","path":"b"}}}"#,
-    );
+    let r = err(r#"{"jsonrpc":"2.0","id":1,"Id":2,"method":"x"}"#);
     assert_eq!(r.error.code(), Code::DuplicateKey);
-    assert_eq!(r.error.path(), "/params/arguments");
+}
+
+#[test]
+fn case_distinct_data_keys_are_data() {
+    // Deeper than params/result, data may hold keys that differ only by case or folding
+    // (a case-sensitive schema with `id` and `ID`, German `Maße` and `Masse`).
+    for text in [
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"Path":"a","path":"b"}}}"#,
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[],\"structuredContent\":{\"Ma\u{df}e\":1,\"Masse\":2}}}",
+        r#"{"jsonrpc":"2.0","id":1,"method":"acme/lookup","params":{"ID":7,"URL":"u","Data":{}}}"#,
+    ] {
+        assert!(parse_frame(text.as_bytes(), 64).is_ok(), "{text}");
+    }
 }
 
 #[test]
@@ -58,11 +68,24 @@ fn case_variant_protocol_member_alone() {
         Code::ConfusableMember
     );
     assert_eq!(
-        err(r#"{"jsonrpc":"2.0","id":1,"result":{"nextcursor":"x","tools":[]}}"#)
-            .error
-            .code(),
+        err(r#"{"jsonrpc":"2.0","ID":1,"method":"x"}"#).error.code(),
         Code::ConfusableMember
     );
+}
+
+#[test]
+fn control_characters_in_member_names() {
+    let r = err(
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name\u0000":"evil","name":"echo"}}"#,
+    );
+    assert_eq!(r.error.code(), Code::ConfusableMember);
+    assert_eq!(r.error.path(), "/params");
+    assert!(r.method_seen);
+    let r = err(
+        r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"a\u001bb":1}}}"#,
+    );
+    assert_eq!(r.error.code(), Code::ConfusableMember);
+    assert!(!r.method_seen);
 }
 
 #[test]

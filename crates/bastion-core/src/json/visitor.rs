@@ -18,6 +18,9 @@ pub(super) struct Ctx {
     pub(super) error: Option<ParseError>,
     /// The top-level `id`, once read.
     pub(super) top_id: Option<Value>,
+    /// `true` once a top-level `method` member name was read: the frame is a request or
+    /// a notification, not a response.
+    pub(super) method_seen: bool,
 }
 
 impl Ctx {
@@ -26,6 +29,7 @@ impl Ctx {
             max_depth,
             error: None,
             top_id: None,
+            method_seen: false,
         }
     }
 }
@@ -95,7 +99,9 @@ impl<'c> ValueSeed<'c> {
     /// error unwinds through this container.
     fn prepend_path(&self, token: &str) {
         if let Some(
-            ParseError::DuplicateKey { path, .. } | ParseError::ConfusableMember { path, .. },
+            ParseError::DuplicateKey { path, .. }
+            | ParseError::ConfusableMember { path, .. }
+            | ParseError::ControlInMemberName { path, .. },
         ) = self.ctx.borrow_mut().error.as_mut()
         {
             *path = format!("{}{path}", crate::finding::pointer_push("", token));
@@ -179,6 +185,9 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
         // Folded forms of names whose fold differs from the name, mapped to that name.
         let mut folded_names: Option<HashMap<String, String>> = None;
         while let Some(key) = access.next_key_seed(KeySeed)? {
+            if self.level == Level::Envelope && key == "method" {
+                self.ctx.borrow_mut().method_seen = true;
+            }
             if let Some(error) = self.key_error(&key, &map, &mut folded_names) {
                 return Err(self.fail(error));
             }
@@ -226,7 +235,19 @@ impl ValueSeed<'_> {
         if self.level == Level::Plain {
             return None;
         }
-        let protocol_level = matches!(self.level, Level::Envelope | Level::Protocol);
+        if key.chars().any(char::is_control) {
+            // A NUL or other control in a member name: C-string decoders read
+            // `"name\u0000"` as `name`; no protocol or data member legitimately has one.
+            return Some(ParseError::ControlInMemberName {
+                path: String::new(),
+                name: key.to_owned(),
+            });
+        }
+        let envelope = self.level == Level::Envelope;
+        // Case-fold duplicates (`name`/`Name`) are refused in the envelope and in
+        // `params`/`result`/`error`, where a case-insensitive decoder would pick one of
+        // them; deeper, data may legitimately hold `Maße` and `Masse` or `id` and `ID`.
+        let fold_dups = matches!(self.level, Level::Envelope | Level::Protocol);
         let confusable = |folds_to: &str| ParseError::ConfusableMember {
             path: String::new(),
             name: key.to_owned(),
@@ -234,10 +255,10 @@ impl ValueSeed<'_> {
         };
         match fold_key(key) {
             Cow::Borrowed(_) => {
-                if let Some(earlier) = folded_names.as_ref().and_then(|m| m.get(key)) {
+                if fold_dups && let Some(earlier) = folded_names.as_ref().and_then(|m| m.get(key)) {
                     return Some(dup(earlier));
                 }
-                if protocol_level
+                if envelope
                     && let Some(member) = protocol_member_for(key)
                     && member != key
                 {
@@ -245,24 +266,30 @@ impl ValueSeed<'_> {
                 }
             }
             Cow::Owned(folded) => {
-                if map.contains_key(&folded) {
-                    return Some(dup(&folded));
+                if fold_dups {
+                    if map.contains_key(&folded) {
+                        return Some(dup(&folded));
+                    }
+                    if let Some(earlier) = folded_names.as_ref().and_then(|m| m.get(&folded)) {
+                        return Some(dup(earlier));
+                    }
                 }
-                if let Some(earlier) = folded_names.as_ref().and_then(|m| m.get(&folded)) {
-                    return Some(dup(earlier));
-                }
+                // `Method` in the envelope, or a non-ASCII name anywhere (`paramſ`,
+                // U+212A KELVIN SIGN + `ind`) that folds onto a protocol member.
                 if let Some(member) = protocol_member_for(&folded)
                     && member != key
-                    && (protocol_level || !key.is_ascii())
+                    && (envelope || !key.is_ascii())
                 {
                     return Some(confusable(member));
                 }
-                if protocol_level && !key.is_ascii() && folded.is_ascii() {
+                if envelope && !key.is_ascii() {
                     return Some(confusable(&folded));
                 }
-                folded_names
-                    .get_or_insert_with(HashMap::new)
-                    .insert(folded, key.to_owned());
+                if fold_dups {
+                    folded_names
+                        .get_or_insert_with(HashMap::new)
+                        .insert(folded, key.to_owned());
+                }
             }
         }
         None

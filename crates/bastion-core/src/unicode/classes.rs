@@ -5,15 +5,17 @@
 //! a tag sequence that spells a subdivision flag). Those rules live in
 //! [`super::walk`]. Property data comes from ICU4X (`icu_properties`, compiled data:
 //! `General_Category`, `Default_Ignorable_Code_Point`, `Prepended_Concatenation_Mark`,
-//! `Extended_Pictographic`, `Emoji_Modifier`, Ideographic, `Joining_Type`),
-//! `unicode-properties` (Emoji) and `unicode-normalization` (`Canonical_Combining_Class`).
+//! `Extended_Pictographic`, `Emoji_Modifier`, `Unified_Ideograph`, `Joining_Type`),
+//! `unicode-properties` (Emoji), `unicode-script` (Script) and `unicode-normalization`
+//! (`Canonical_Combining_Class`).
 
 use icu_properties::props::{
     DefaultIgnorableCodePoint, EmojiModifier, ExtendedPictographic, GeneralCategory,
-    GeneralCategoryGroup, Ideographic, JoiningType, PrependedConcatenationMark,
+    GeneralCategoryGroup, JoiningType, PrependedConcatenationMark, UnifiedIdeograph,
 };
 use icu_properties::{CodePointMapData, CodePointSetData};
 use unicode_properties::UnicodeEmoji;
+use unicode_script::{Script, UnicodeScript};
 
 /// What a character is, before its context is looked at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +49,7 @@ pub(crate) enum Kind {
     Format,
     /// Private use: U+E000..F8FF, planes 15 and 16.
     PrivateUse,
-    /// Noncharacters: U+FDD0..FDEF and U+xFFFE/U+xFFFF.
+    /// Noncharacters (U+FDD0..FDEF and U+xFFFE/U+xFFFF) and unassigned code points.
     Noncharacter,
 }
 
@@ -87,18 +89,39 @@ pub(crate) fn kind(c: char) -> Kind {
         '\u{FDD0}'..='\u{FDEF}' => Kind::Noncharacter,
         _ if cp & 0xFFFE == 0xFFFE => Kind::Noncharacter,
         '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}' | '\u{FFF9}'..='\u{FFFB}' => Kind::Format,
-        _ if is_invisible_format(c) => Kind::Format,
-        _ => Kind::Plain,
+        _ => by_properties(c),
     }
 }
 
-/// `General_Category=Cf` or `Default_Ignorable_Code_Point`, except the prepended
-/// concatenation marks (U+0600..0605, U+06DD, U+070F, U+0890..0891, U+08E2, U+110BD,
-/// U+110CD): those are Cf but render visibly over the digits that follow them.
-fn is_invisible_format(c: char) -> bool {
-    let format = CodePointMapData::<GeneralCategory>::new().get(c) == GeneralCategory::Format;
-    (format || CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c))
-        && !CodePointSetData::new::<PrependedConcatenationMark>().contains(c)
+/// The [`Kind`] of a character none of the fixed ranges of [`kind`] covers, from its
+/// properties (one `General_Category` lookup, plus one set lookup for most characters):
+/// - `General_Category=Cf` or `Default_Ignorable_Code_Point` is [`Kind::Format`], except
+///   the prepended concatenation marks (U+0600..0605, U+06DD, U+070F, U+0890..0891,
+///   U+08E2, U+110BD, U+110CD): those are Cf but render visibly over the digits that
+///   follow them. Unassigned default-ignorable code points (U+2065, U+FFF0..FFF8,
+///   U+E0080..E0FFF) stay here: they are reserved to be invisible.
+/// - Any other unassigned code point (`General_Category=Cn`, e.g. U+0378) is
+///   [`Kind::Noncharacter`]: it has no glyph and no meaning for the host yet, so it can
+///   only render as a box or not at all, and may carry data (docs/finding-codes.md:
+///   `noncharacter` covers "unassigned"). The ICU4X data this build compiles in decides
+///   what is assigned; text using characters from a newer Unicode version than that is
+///   flagged (a warning in descriptors) and loses them in results until the data is
+///   updated.
+fn by_properties(c: char) -> Kind {
+    let gc = CodePointMapData::<GeneralCategory>::new().get(c);
+    if gc == GeneralCategory::Format {
+        if CodePointSetData::new::<PrependedConcatenationMark>().contains(c) {
+            Kind::Plain
+        } else {
+            Kind::Format
+        }
+    } else if CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c) {
+        Kind::Format
+    } else if gc == GeneralCategory::Unassigned {
+        Kind::Noncharacter
+    } else {
+        Kind::Plain
+    }
 }
 
 /// `Extended_Pictographic` (UTS #51 §1.4.9 / UAX #29): what an emoji ZWJ sequence joins.
@@ -116,9 +139,17 @@ pub(crate) fn is_emoji(c: char) -> bool {
     c.is_emoji_char()
 }
 
-/// Ideographic: the bases of ideographic variation sequences (Unicode IVD, UTS #37).
-pub(crate) fn is_ideographic(c: char) -> bool {
-    CodePointSetData::new::<Ideographic>().contains(c)
+/// `Unified_Ideograph`: the bases of ideographic variation sequences (UTS #37 §2: the
+/// IVD registers sequences for unified ideographs only) and of the CJK compatibility
+/// standardized variation sequences.
+pub(crate) fn is_unified_ideograph(c: char) -> bool {
+    CodePointSetData::new::<UnifiedIdeograph>().contains(c)
+}
+
+/// A letter of the Mongolian script (Mongolian, Todo, Sibe, Manchu, Ali Gali): the bases
+/// of Mongolian free variation selectors (Unicode §13.5).
+pub(crate) fn is_mongolian_letter(c: char) -> bool {
+    c.script() == Script::Mongolian && is_letter(c)
 }
 
 /// `Canonical_Combining_Class=9` (Virama), the left context of RFC 5892 CONTEXTJ rules.
@@ -129,16 +160,6 @@ pub(crate) fn is_virama(c: char) -> bool {
 /// A letter (`General_Category` L*).
 pub(crate) fn is_letter(c: char) -> bool {
     GeneralCategoryGroup::Letter.contains(CodePointMapData::<GeneralCategory>::new().get(c))
-}
-
-/// A character that can carry a standardized variation sequence (Unicode §23.4): a
-/// letter, number, punctuation or symbol, never a mark, separator or control.
-pub(crate) fn is_graphic_base(c: char) -> bool {
-    let gc = CodePointMapData::<GeneralCategory>::new().get(c);
-    GeneralCategoryGroup::Letter.contains(gc)
-        || GeneralCategoryGroup::Number.contains(gc)
-        || GeneralCategoryGroup::Punctuation.contains(gc)
-        || GeneralCategoryGroup::Symbol.contains(gc)
 }
 
 /// The `Joining_Type` of `c` (Unicode §9.2, `ArabicShaping.txt`), as RFC 5892 A.1 uses it.

@@ -12,16 +12,25 @@
 //! | `bidi_control` | U+061C, U+200E/200F, U+202A..202E, U+2066..2069 | high | none |
 //! | `zero_width` | U+200B, U+200C, U+200D, U+2060, U+FEFF, U+180E | high | ZWJ in emoji ZWJ sequences; ZWJ/ZWNJ after a virama; ZWNJ in Arabic-script joining context |
 //! | `invisible_format` | other Cf and `Default_Ignorable_Code_Point`, Hangul fillers, U+FFF9..FFFB | high | prepended concatenation marks (visible) |
-//! | `variation_selector_run` | U+FE00..FE0F, U+E0100..E01EF, Mongolian FVS | high | one selector right after a suitable base |
+//! | `variation_selector_run` | U+FE00..FE0F, U+E0100..E01EF, Mongolian FVS | high | one selector in a registered sequence (`variation.rs`): VS15/VS16 after an emoji (keycap bases only in a keycap), VS1..VS14 in a `StandardizedVariants.txt` sequence, FVS after a Mongolian letter, IVS after a unified ideograph while IVS are sparse in the string |
 //! | `private_use` | U+E000..F8FF, planes 15-16 | high | none |
-//! | `noncharacter` | U+FDD0..FDEF, U+xFFFE/xFFFF | warn | none |
+//! | `noncharacter` | U+FDD0..FDEF, U+xFFFE/xFFFF, other unassigned code points (Cn) | warn | none |
 //! | `control_character` | C0 except TAB/LF/CR, DEL, C1 | high | none |
 //! | `terminal_escape` | ESC starting a sequence, 8-bit DCS/SOS/CSI/OSC/PM/APC | high | none |
 //!
 //! Regional-indicator flags, skin-tone modifiers and keycaps contain none of these
 //! classes, or only in legitimate positions, and pass.
+//!
+//! Characters that are visible in prose but not in a name are checked only in names
+//! ([`scan_name_blanks`], called by the descriptor name checks): U+2800 BRAILLE PATTERN
+//! BLANK renders as an empty cell, a filler like U+3164, but is real braille in text;
+//! U+2028/U+2029 (LINE/PARAGRAPH SEPARATOR, Zl/Zp) break the line in some hosts and
+//! render as nothing or a box in others. In prose both stay (stripping them from a
+//! single-line result field is left to the result sanitizers); in a one-line name they
+//! make the name look like something else, so they are `invisible_format` (high) there.
 
 mod classes;
+mod variation;
 mod walk;
 
 #[cfg(test)]
@@ -42,11 +51,11 @@ pub(crate) enum Class {
     ZeroWidth,
     /// Other invisible format characters and fillers.
     InvisibleFormat,
-    /// Variation selectors in runs or without a base.
+    /// Variation selectors outside registered sequences (runs included).
     VariationSelectorRun,
     /// Private-use code points.
     PrivateUse,
-    /// Noncharacters.
+    /// Noncharacters and unassigned code points.
     Noncharacter,
     /// C0/C1 controls (and, for display only, TAB/LF/CR).
     Control,
@@ -113,12 +122,14 @@ impl Class {
             }
             Class::InvisibleFormat => "invisible format or filler characters do not render",
             Class::VariationSelectorRun => {
-                "variation selectors in a run or without a base character can smuggle bytes (emoji smuggling)"
+                "variation selectors outside registered sequences (emoji, standardized, Mongolian or sparse ideographic variation sequences) can smuggle bytes"
             }
             Class::PrivateUse => {
                 "private-use characters render unpredictably and can carry hidden data"
             }
-            Class::Noncharacter => "noncharacter code points are not meant for interchange",
+            Class::Noncharacter => {
+                "noncharacter and unassigned code points are not meant for interchange"
+            }
             Class::Control => {
                 "control characters other than TAB, LF and CR can rewrite what is shown"
             }
@@ -149,7 +160,7 @@ impl ClassSet {
 /// Escapes every character a user would not see as itself: all controls (including
 /// TAB, LF and CR, so the result is one line), bidi, zero-width (outside legitimate
 /// joins), tag (outside RGI subdivision flags), other invisible format, private-use,
-/// noncharacter and misplaced variation-selector characters of `s`, each as `<U+XXXX>`
+/// noncharacter, unassigned and misplaced variation-selector characters of `s`, each as `<U+XXXX>`
 /// (uppercase hex, at least four digits). Legitimate emoji, Indic and Arabic-script
 /// joins stay as they are. Returns `Cow::Borrowed` when nothing needs escaping.
 pub fn escape_for_display(s: &str) -> Cow<'_, str> {
@@ -204,6 +215,21 @@ impl Tally {
             self.more = true;
         }
     }
+
+    /// Appends `<count> found (U+XXXX, ...)`.
+    fn write_summary(&self, out: &mut String) {
+        let _ = write!(out, "{} found (", self.count);
+        for (i, cp) in self.listed[..self.distinct].iter().enumerate() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            let _ = write!(out, "U+{cp:04X}");
+        }
+        if self.more {
+            out.push_str(", ...");
+        }
+        out.push(')');
+    }
 }
 
 /// Appends descriptor-baseline findings for hidden characters in `text` (found at JSON
@@ -214,7 +240,7 @@ impl Tally {
 /// first eight distinct code points;
 /// a `hidden_unicode_tag` message also shows the ASCII the tags spell (tags
 /// U+E0020..E007E decode to U+0020..007E; the first 256 are shown). Legitimate joins,
-/// single variation selectors after their base and RGI subdivision flags produce
+/// variation selectors in registered sequences and RGI subdivision flags produce
 /// nothing. Linear in the length of `text`; allocates only when something is found.
 pub fn scan_hidden(text: &str, path: &str, findings: &mut Vec<Finding>) {
     let mut tallies = [Tally::default(); Class::ALL.len()];
@@ -236,17 +262,8 @@ pub fn scan_hidden(text: &str, path: &str, findings: &mut Vec<Finding>) {
         if tally.count == 0 {
             continue;
         }
-        let mut message = format!("{}: {} found (", class.describe(), tally.count);
-        for (i, cp) in tally.listed[..tally.distinct].iter().enumerate() {
-            if i > 0 {
-                message.push_str(", ");
-            }
-            let _ = write!(message, "U+{cp:04X}");
-        }
-        if tally.more {
-            message.push_str(", ...");
-        }
-        message.push(')');
+        let mut message = format!("{}: ", class.describe());
+        tally.write_summary(&mut message);
         if class == Class::Tag && payload_chars > 0 {
             message.push_str("; decoded: \"");
             message.push_str(&payload);
@@ -263,11 +280,11 @@ pub fn scan_hidden(text: &str, path: &str, findings: &mut Vec<Finding>) {
 }
 
 /// Removes hidden characters (tag, bidi, zero-width outside legitimate joins, other
-/// invisible format, private use, variation-selector runs and selectors without a
-/// base, noncharacters); returns the text and how many characters (Unicode scalar
+/// invisible format, private use, variation selectors outside registered sequences,
+/// noncharacters and unassigned code points); returns the text and how many characters (Unicode scalar
 /// values) went. C0/C1 controls and escape sequences are left to
-/// [`crate::sanitize::terminal`]. Legitimate joins, flags and single variation
-/// selectors stay. Returns `Cow::Borrowed` when nothing was removed; allocates once,
+/// [`crate::sanitize::terminal`]. Legitimate joins, flags and registered variation
+/// sequences stay. Returns `Cow::Borrowed` when nothing was removed; allocates once,
 /// at the first character to remove. Idempotent.
 pub fn strip_hidden(text: &str) -> (Cow<'_, str>, usize) {
     let (out, removed, _) = strip_hidden_classes(text);
@@ -297,4 +314,62 @@ pub(crate) fn strip_hidden_classes(text: &str) -> (Cow<'_, str>, usize, ClassSet
             (Cow::Owned(o), removed, classes)
         }
     }
+}
+
+/// Whether `c` shows as a line break or blank space rather than as itself, and so is
+/// hidden in a name though fine in prose (module docs): U+2028 LINE SEPARATOR, U+2029
+/// PARAGRAPH SEPARATOR, U+2800 BRAILLE PATTERN BLANK.
+fn is_name_blank(c: char) -> bool {
+    matches!(c, '\u{2028}' | '\u{2029}' | '\u{2800}')
+}
+
+/// Appends an `invisible_format` (high) finding at `path` when the name `name` (`what`
+/// says which: "prompt name", "member name", ...) holds a character that is fine in
+/// prose but shows as a line break or blank space in a one-line name (module docs).
+/// The classes of [`scan_hidden`] are not repeated here.
+pub(crate) fn scan_name_blanks(name: &str, what: &str, path: &str, findings: &mut Vec<Finding>) {
+    if name.is_ascii() {
+        return;
+    }
+    let mut tally = Tally::default();
+    for c in name.chars().filter(|c| is_name_blank(*c)) {
+        tally.add(c);
+    }
+    if tally.count == 0 {
+        return;
+    }
+    let mut message = format!(
+        "{what} \"{}\" holds line separators or blank braille cells, which show as a line break or as blank space, not as a name: ",
+        escape_non_ascii(name, MAX_NAME_SHOWN)
+    );
+    tally.write_summary(&mut message);
+    findings.push(Finding::new(
+        Code::InvisibleFormat,
+        Severity::High,
+        path,
+        message,
+    ));
+}
+
+/// Most characters of a name shown in a finding message.
+pub(crate) const MAX_NAME_SHOWN: usize = 140;
+
+/// `s` for a finding message: printable ASCII as is, every other character as
+/// `<U+XXXX>`, clipped to `max` characters (`…` marks the cut). Unlike
+/// [`escape_for_display`] this also spells out visible non-ASCII letters, so a
+/// look-alike (Cyrillic `р` for `p`) shows as what it is.
+pub(crate) fn escape_non_ascii(s: &str, max: usize) -> String {
+    let mut out = String::with_capacity(s.len().min(max));
+    let mut chars = s.chars();
+    for c in chars.by_ref().take(max) {
+        if c.is_ascii_graphic() || c == ' ' {
+            out.push(c);
+        } else {
+            push_code_point(&mut out, c);
+        }
+    }
+    if chars.next().is_some() {
+        out.push('…');
+    }
+    out
 }

@@ -465,3 +465,45 @@ fn clean_text_is_borrowed_without_findings() {
     assert!(found.is_empty());
     assert!(matches!(strip_hidden(&text).0, Cow::Borrowed(_)));
 }
+
+#[test]
+#[ignore = "timing, run by hand in release"]
+fn perf_scripts() {
+    let samples: &[(&str, &str)] = &[
+        (
+            "ascii",
+            "The quick brown fox jumps over the lazy dog; results are data. ",
+        ),
+        (
+            "japanese",
+            "\u{6771}\u{4eac}\u{306e}\u{5929}\u{6c17}\u{ff1a}\u{6674}\u{308c}\u{3001}\u{6700}\u{9ad8}\u{6c17}\u{6e29} 18\u{2103}\u{3002}\u{5c71}\u{7530}\u{592a}\u{90ce}\u{3055}\u{3093}\u{306f}\u{6771}\u{4eac}\u{306b}\u{4f4f}\u{3093}\u{3067}\u{3044}\u{307e}\u{3059}\u{3002}",
+        ),
+        (
+            "german",
+            "Gibt die \u{d6}ffnungszeiten zur\u{fc}ck. Gr\u{f6}\u{df}e, Stra\u{df}e, M\u{fc}nchen. ",
+        ),
+        (
+            "arabic",
+            "\u{064a}\u{062a}\u{0631}\u{062c}\u{0645} \u{0627}\u{0644}\u{0646}\u{0635} \u{0625}\u{0644}\u{0649} \u{0627}\u{0644}\u{0639}\u{0631}\u{0628}\u{064a}\u{0629}. ",
+        ),
+        (
+            "emoji",
+            "Team \u{1f469}\u{200d}\u{1f4bb} \u{2764}\u{fe0f} \u{1f44d}\u{1f3fd} 1\u{fe0f}\u{20e3} done \u{1f600}! ",
+        ),
+    ];
+    for (name, unit) in samples {
+        let text = unit.repeat(64 * 1024 / unit.len() + 1);
+        let iters = 200;
+        let start = std::time::Instant::now();
+        let mut n = 0usize;
+        for _ in 0..iters {
+            let mut f = Vec::new();
+            scan_hidden(std::hint::black_box(&text), "", &mut f);
+            n += f.len() + strip_hidden(&text).1;
+        }
+        let el = start.elapsed();
+        #[allow(clippy::cast_precision_loss)]
+        let mibs = (text.len() * iters) as f64 / el.as_secs_f64() / (1024.0 * 1024.0);
+        println!("PERF {name}: {mibs:.0} MiB/s (scan+strip) {n}");
+    }
+}

@@ -10,19 +10,22 @@
 //! - ZWNJ in a cursive joining context (RFC 5892 Appendix A.1 rule 2):
 //!   `(Joining_Type:{L,D})(Joining_Type:T)* ZWNJ (Joining_Type:T)*(Joining_Type:{R,D})`,
 //!   as in Persian and Urdu.
-//! - One variation selector right after a suitable base (Unicode §23.4): VS15/VS16 after
-//!   an `Emoji=Yes` character (UTS #51 §1.4.3), an ideographic variation selector after an
-//!   Ideographic character (UTS #37), any other selector after a letter, number,
-//!   punctuation or symbol. Two or more in a row are a run and all of them count.
+//! - One variation selector right after a base it is registered for
+//!   ([`super::variation`]): VS15/VS16 after an `Emoji=Yes` character (a keycap base
+//!   only inside a keycap sequence), VS1..VS14 in a standardized variation sequence,
+//!   a Mongolian free variation selector after a Mongolian letter, an ideographic
+//!   variation selector after a unified ideograph when the string's ideographic
+//!   variation sequences are sparse. Two or more selectors in a row are a run and all of
+//!   them count.
 //! - Tag characters forming one of the RGI emoji subdivision flags (UTS #51 §2.2,
 //!   Annex C): U+1F3F4 followed by the tags of `gbeng`, `gbsct` or `gbwls` and U+E007F.
 //!   Any other tag payload, including one after U+1F3F4, is hidden text.
 
 use super::Class;
 use super::classes::{
-    Kind, is_emoji, is_emoji_modifier, is_graphic_base, is_ideographic, is_letter, is_pictographic,
-    is_virama, joining_type, kind,
+    Kind, is_emoji, is_emoji_modifier, is_letter, is_pictographic, is_virama, joining_type, kind,
 };
+use super::variation::{Sequence, ivs_sparse, sequence};
 use icu_properties::props::JoiningType;
 
 /// U+1F3F4 WAVING BLACK FLAG, the base of emoji tag sequences.
@@ -54,6 +57,9 @@ pub(crate) fn walk(text: &str, layout: bool, mut on_hit: impl FnMut(Hit)) {
     // Tag run being inside: end byte offset and whether it is an RGI subdivision flag.
     let mut tag_run_end = 0usize;
     let mut tag_run_legit = false;
+    // Whether the ideographic variation sequences of `text` are sparse: computed at the
+    // first one (one more pass over the text, once).
+    let mut ivs_ok: Option<bool> = None;
     let bytes = text.as_bytes();
     let mut start = 0;
     while start < bytes.len() {
@@ -115,13 +121,14 @@ pub(crate) fn walk(text: &str, layout: bool, mut on_hit: impl FnMut(Hit)) {
                 (!legit).then_some(Class::ZeroWidth)
             }
             Kind::Selector => {
-                let next_is_selector = text[after..]
-                    .chars()
-                    .next()
-                    .is_some_and(|n| kind(n) == Kind::Selector);
+                let next = text[after..].chars().next();
                 let legit = prev_kind != Kind::Selector
-                    && !next_is_selector
-                    && prev.is_some_and(|b| selector_base(b, ch));
+                    && !next.is_some_and(|n| kind(n) == Kind::Selector)
+                    && prev.is_some_and(|b| match sequence(b, ch, next) {
+                        Sequence::Registered => true,
+                        Sequence::Ideographic => *ivs_ok.get_or_insert_with(|| ivs_sparse(text)),
+                        Sequence::Unregistered => false,
+                    });
                 (!legit).then_some(Class::VariationSelectorRun)
             }
             Kind::Format => Some(Class::InvisibleFormat),
@@ -202,13 +209,4 @@ fn cursive_context(before: &str, after: &str) -> bool {
         right,
         Some(JoiningType::RightJoining | JoiningType::DualJoining)
     )
-}
-
-/// Whether `base` can carry the variation selector `vs` (see the module docs).
-fn selector_base(base: char, vs: char) -> bool {
-    match vs {
-        '\u{FE0E}' | '\u{FE0F}' => is_emoji(base),
-        '\u{E0100}'..='\u{E01EF}' => is_ideographic(base),
-        _ => is_graphic_base(base),
-    }
 }

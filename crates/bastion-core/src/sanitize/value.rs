@@ -1,0 +1,123 @@
+//! Every string of a JSON value, member names included, through [`sanitize_text`]: the
+//! catch-all for text that reaches the host outside the fields the result inspection
+//! treats specially (`serverInfo`, `_meta`, `error.data`, completion values, sampling
+//! messages, URIs and MIME types, ...; DESIGN §4 "Text that reaches the host contains no
+//! terminal control sequences ...").
+
+use super::text::sanitize_text;
+use crate::finding::Code;
+use serde_json::{Map, Value};
+
+/// Members whose value is opaque to clients and must be relayed unchanged (MCP
+/// 2026-07-28 `InputRequiredResult.requestState`: "Clients MUST NOT inspect, parse,
+/// modify ...").
+const OPAQUE: &[&str] = &["requestState"];
+
+/// What [`sanitize_value`] removed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ValueOutcome {
+    /// Characters removed, over all strings and member names.
+    pub removed: usize,
+    /// Classes removed, each once.
+    pub codes: Vec<Code>,
+}
+
+impl ValueOutcome {
+    fn absorb(&mut self, removed: usize, codes: Vec<Code>) {
+        self.removed += removed;
+        for c in codes {
+            if !self.codes.contains(&c) {
+                self.codes.push(c);
+            }
+        }
+    }
+}
+
+/// Sanitizes every string and member name in `value` in place; member order is kept.
+/// When two member names become equal after cleaning, the later one keeps a visible
+/// `<removed>` suffix rather than silently replacing the earlier member.
+pub fn sanitize_value(value: &mut Value) -> ValueOutcome {
+    let mut outcome = ValueOutcome::default();
+    walk(value, &mut outcome);
+    outcome
+}
+
+fn walk(value: &mut Value, out: &mut ValueOutcome) {
+    match value {
+        Value::String(s) => {
+            let clean = sanitize_text(s);
+            if clean.removed > 0 {
+                let (text, removed, codes) = (clean.text.into_owned(), clean.removed, clean.codes);
+                *s = text;
+                out.absorb(removed, codes);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| walk(v, out)),
+        Value::Object(map) => {
+            let dirty_keys = map.keys().any(|k| sanitize_text(k).removed > 0);
+            if dirty_keys {
+                let old = std::mem::take(map);
+                let mut fresh = Map::with_capacity(old.len());
+                for (k, v) in old {
+                    let clean = sanitize_text(&k);
+                    let mut key = clean.text.into_owned();
+                    out.absorb(clean.removed, clean.codes);
+                    while fresh.contains_key(&key) {
+                        key.push_str("<removed>");
+                    }
+                    fresh.insert(key, v);
+                }
+                *map = fresh;
+            }
+            for (k, v) in map.iter_mut() {
+                if !OPAQUE.contains(&k.as_str()) {
+                    walk(v, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn cleans_strings_and_names_everywhere_but_opaque_state() {
+        let mut v = json!({
+            "serverInfo": {"name": "ev\u{1b}[2Jil", "version": "1\u{202e}0"},
+            "_meta": {"note\u{200b}": "x\u{9b}2Jy"},
+            "requestState": "opaque\u{1b}state",
+            "list": ["a\u{7}b", 3, null]
+        });
+        let o = sanitize_value(&mut v);
+        assert_eq!(v["serverInfo"]["name"], "evil");
+        assert_eq!(v["serverInfo"]["version"], "10");
+        assert_eq!(v["_meta"]["note"], "xy");
+        assert_eq!(v["requestState"], "opaque\u{1b}state");
+        assert_eq!(v["list"][0], "ab");
+        assert!(o.removed >= 5);
+        assert!(o.codes.contains(&Code::TerminalEscape));
+    }
+
+    #[test]
+    fn clean_values_are_untouched_and_key_order_is_kept() {
+        let mut v = json!({"b": 1, "a\u{200b}": 2, "c": "Tōkyō 東京 👩‍💻"});
+        let before: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        sanitize_value(&mut v);
+        let after: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        assert_eq!(before.len(), after.len());
+        assert_eq!(after, ["b", "a", "c"]);
+        assert_eq!(v["c"], "Tōkyō 東京 👩‍💻");
+    }
+
+    #[test]
+    fn names_that_collide_after_cleaning_stay_apart() {
+        let mut v = json!({"a": 1, "a\u{200b}": 2});
+        sanitize_value(&mut v);
+        assert_eq!(v["a"], 1);
+        assert_eq!(v["a<removed>"], 2);
+    }
+}

@@ -1,0 +1,355 @@
+//! Host → server: refuse what fails the checks (answering the host, or the server when
+//! the refused frame was the host's answer to a server request), refuse calls to
+//! withheld descriptors, correlate requests, forward the rest byte for byte.
+
+use super::{Ev, H2S, MAX_ID_BYTES, MAX_PENDING, Relay, audit_target, target_of};
+use crate::io::Sent;
+use bastion_core::envelope::{self, Id, Kind, codes};
+use bastion_core::era;
+use bastion_core::finding::{Code, Verdict};
+use bastion_core::json::{self, Recovered};
+use bastion_core::methods;
+use serde_json::{Map, Value, json};
+use std::time::Duration;
+use tokio::time::Instant;
+
+/// A host frame the checks refused.
+struct Refused<'a> {
+    code: Code,
+    detail: String,
+    id: Option<&'a Value>,
+    /// A top-level `method` was read: the frame was a request or notification.
+    method_seen: bool,
+    /// Not JSON at all (-32700) rather than refused JSON (-32600).
+    parse: bool,
+    /// JSON Pointer of the offending place, if known.
+    path: String,
+}
+
+impl Relay {
+    pub(crate) async fn on_host_frame(&self, frame: Vec<u8>) {
+        let map = match json::parse_frame(&frame, self.limits.max_depth) {
+            Ok(m) => m,
+            Err(rej) => {
+                let r = Refused {
+                    code: rej.error.code(),
+                    detail: rej.error.to_string(),
+                    id: rej.id.as_ref(),
+                    method_seen: rej.method_seen,
+                    parse: rej.error.is_parse_error(),
+                    path: rej.error.path().to_owned(),
+                };
+                self.host_rejected(r, frame.len()).await;
+                return;
+            }
+        };
+        let kind = match envelope::classify(&map) {
+            Ok(k) => k,
+            Err(e) => {
+                let r = Refused {
+                    code: Code::InvalidEnvelope,
+                    detail: e.to_string(),
+                    id: map.get("id"),
+                    method_seen: map.contains_key("method"),
+                    parse: false,
+                    path: String::new(),
+                };
+                self.host_rejected(r, frame.len()).await;
+                return;
+            }
+        };
+        match kind {
+            Kind::Request { id, method } => self.host_request(frame, &map, id, method).await,
+            Kind::Notification { method } => self.host_notification(frame, &map, &method).await,
+            Kind::Result { id } | Kind::Error { id: Some(id), .. } => {
+                self.host_answer(frame, &map, &id).await;
+            }
+            Kind::Error { id: None, .. } => {
+                // The host could not read something: nothing to correlate; record it.
+                let ev = Ev::new(H2S, "error", Verdict::Block, frame.len())
+                    .reason(Code::UnknownResponseId.as_str());
+                self.audit.record(ev.0).await;
+            }
+        }
+    }
+
+    /// A host frame exceeded `max_host_frame_bytes` and was discarded while reading.
+    pub(crate) async fn host_oversized(&self, bytes: usize, rec: Recovered) {
+        let detail = format!(
+            "a frame of {bytes} bytes exceeds the limit of {} bytes",
+            self.limits.max_host_frame_bytes
+        );
+        let r = Refused {
+            code: Code::FrameTooLarge,
+            detail,
+            id: rec.id.as_ref(),
+            method_seen: rec.method_seen,
+            parse: false,
+            path: String::new(),
+        };
+        self.host_rejected(r, bytes).await;
+    }
+
+    /// A host frame stayed incomplete beyond `read_timeout_ms` and was discarded.
+    pub(crate) async fn host_read_timeout(&self, bytes: usize, rec: Recovered) {
+        let detail = format!(
+            "a frame stayed incomplete ({bytes} bytes) for more than {} ms",
+            self.limits.read_timeout_ms
+        );
+        let r = Refused {
+            code: Code::ReadTimeout,
+            detail,
+            id: rec.id.as_ref(),
+            method_seen: rec.method_seen,
+            parse: false,
+            path: String::new(),
+        };
+        self.host_rejected(r, bytes).await;
+    }
+
+    /// A host frame failed the limits, the strict parse or the envelope checks: it is not
+    /// forwarded. A refused request is answered to the host; a refused answer to a server
+    /// request (no `method`, id of a pending server request) is answered to the server.
+    async fn host_rejected(&self, r: Refused<'_>, bytes: usize) {
+        let parsed_id = r.id.and_then(Id::from_value);
+        let answers_server = match (&parsed_id, r.method_seen) {
+            (Some(i), false) => self.state().pending.take_server(i),
+            _ => None,
+        };
+        let ev = Ev::new(H2S, "unknown", Verdict::Block, bytes)
+            .reason(r.code.as_str())
+            .code(r.code);
+        if let (Some(method), Some(id)) = (answers_server, r.id) {
+            self.audit.record(ev.method(&method).id(id).0).await;
+            let message = format!(
+                "The client's answer was refused by mcp-bastion ({})",
+                r.detail
+            );
+            self.answer_server(Some(id), codes::INTERNAL_ERROR, &message, r.code.as_str())
+                .await;
+            return;
+        }
+        self.audit
+            .record(
+                match r.id {
+                    Some(i) => ev.id(i),
+                    None => ev,
+                }
+                .0,
+            )
+            .await;
+        let (rpc_code, what) = if r.parse {
+            (codes::PARSE_ERROR, "Parse error")
+        } else {
+            (codes::INVALID_REQUEST, "Invalid request")
+        };
+        let extra = if r.path.is_empty() {
+            Value::Null
+        } else {
+            json!({"path": r.path})
+        };
+        let id = r.id.filter(|_| parsed_id.is_some());
+        let message = format!("{what}: mcp-bastion refused the message ({})", r.detail);
+        self.answer_host(id, rpc_code, &message, r.code.as_str(), extra)
+            .await;
+    }
+
+    async fn host_request(&self, frame: Vec<u8>, map: &Map<String, Value>, id: Id, method: String) {
+        let raw_id = map.get("id").cloned().unwrap_or(Value::Null);
+        let params = map.get("params");
+        let target = target_of(&method, params);
+        let shown = audit_target(&method, target.as_deref());
+        let bytes = frame.len();
+        let ev = |verdict| {
+            Ev::new(H2S, "request", verdict, bytes)
+                .method(&method)
+                .target(shown.as_deref())
+                .id(&raw_id)
+        };
+        if raw_id.to_string().len() > MAX_ID_BYTES {
+            self.audit
+                .record(ev(Verdict::Block).reason(Code::InvalidEnvelope.as_str()).0)
+                .await;
+            let message = format!(
+                "Invalid request: request ids longer than {MAX_ID_BYTES} bytes are refused"
+            );
+            self.answer_host(
+                None,
+                codes::INVALID_REQUEST,
+                &message,
+                Code::InvalidEnvelope.as_str(),
+                Value::Null,
+            )
+            .await;
+            return;
+        }
+        if let Err(e) = methods::check_request_params(&method, params) {
+            self.audit
+                .record(ev(Verdict::Block).reason(Code::MalformedMessage.as_str()).0)
+                .await;
+            let message = format!("Invalid params: {e}");
+            self.answer_host(
+                Some(&raw_id),
+                codes::INVALID_PARAMS,
+                &message,
+                Code::MalformedMessage.as_str(),
+                Value::Null,
+            )
+            .await;
+            return;
+        }
+        let refusal = {
+            let mut st = self.state();
+            if let Some((era, _version)) = era::from_host_request(&method, params) {
+                st.era = Some(era);
+            }
+            if st.pending.host_contains(&id) {
+                let m =
+                    format!("Invalid request: id {id} is already used by a request still pending");
+                Some((Code::DuplicateRequestId.as_str(), codes::INVALID_REQUEST, m))
+            } else if let Some(t) = target.as_deref().filter(|t| st.is_withheld(&method, t)) {
+                let m = format!(
+                    "mcp-bastion withheld {:?} from server {:?} because its descriptor failed security checks; run `mcp-bastion audit --server {}` to see why",
+                    audit_target(&method, Some(t)).unwrap_or_default(),
+                    self.name,
+                    self.name
+                );
+                Some((Code::BlockedDescriptor.as_str(), codes::POLICY_REFUSED, m))
+            } else if st.pending.host_len() >= MAX_PENDING {
+                let m = format!(
+                    "mcp-bastion refused the request: {MAX_PENDING} requests are already waiting for the server"
+                );
+                Some(("too_many_pending", codes::POLICY_REFUSED, m))
+            } else {
+                let timeout = Duration::from_millis(self.limits.timeout_for(&method));
+                let before = st.pending.next_deadline();
+                let next = st.pending.add_host(
+                    id.clone(),
+                    method.clone(),
+                    shown.clone(),
+                    raw_id.clone(),
+                    Instant::now() + timeout,
+                );
+                if next != before {
+                    self.timer_wake.notify_one();
+                }
+                None
+            }
+        };
+        if let Some((reason, code, message)) = refusal {
+            self.audit.record(ev(Verdict::Block).reason(reason).0).await;
+            self.answer_host(Some(&raw_id), code, &message, reason, Value::Null)
+                .await;
+            return;
+        }
+        self.audit.record(ev(Verdict::Allow).digest(&frame).0).await;
+        let wait = Duration::from_millis(self.limits.timeout_for(&method));
+        let (reason, message) = match self.forward_to_server(frame, wait).await {
+            Sent::Queued => return,
+            Sent::Closed => (
+                "upstream_exited",
+                "The server is no longer running".to_owned(),
+            ),
+            Sent::Full => (
+                "upstream_not_reading",
+                format!(
+                    "The server has not read its input for {} ms; mcp-bastion refused the request",
+                    wait.as_millis()
+                ),
+            ),
+        };
+        if self.state().pending.take_host(&id).is_some() {
+            self.audit.record(ev(Verdict::Block).reason(reason).0).await;
+            self.answer_host(
+                Some(&raw_id),
+                codes::UPSTREAM_UNAVAILABLE,
+                &message,
+                reason,
+                Value::Null,
+            )
+            .await;
+        }
+    }
+
+    /// MCP notifications are `notifications/*` (2025-11-25 "Base Protocol"); a
+    /// "notification" with a request method (`tools/call` without an id) would run a
+    /// request with no answer and no checks, so it is dropped.
+    async fn host_notification(&self, frame: Vec<u8>, map: &Map<String, Value>, method: &str) {
+        let bytes = frame.len();
+        let ev = |v| Ev::new(H2S, "notification", v, bytes).method(method);
+        let problem = if method.starts_with("notifications/") {
+            methods::check_request_params(method, map.get("params"))
+                .err()
+                .map(|e| (Code::MalformedMessage, e.to_string()))
+        } else {
+            Some((
+                Code::InvalidEnvelope,
+                format!("`{method}` is not a notification method"),
+            ))
+        };
+        if let Some((code, detail)) = problem {
+            self.audit
+                .record(ev(Verdict::Block).reason(code.as_str()).code(code).0)
+                .await;
+            eprintln!(
+                "mcp-bastion[{}]: dropped a client notification: {detail}",
+                self.name
+            );
+            return;
+        }
+        self.audit.record(ev(Verdict::Allow).0).await;
+        let wait = Duration::from_millis(self.limits.request_timeout_ms);
+        if self.forward_to_server(frame, wait).await != Sent::Queued {
+            self.audit
+                .record(ev(Verdict::Block).reason("upstream_not_reading").0)
+                .await;
+        }
+    }
+
+    /// The host answers a server request.
+    async fn host_answer(&self, frame: Vec<u8>, map: &Map<String, Value>, id: &Id) {
+        let raw_id = map.get("id").cloned().unwrap_or(Value::Null);
+        let kind = if map.contains_key("result") {
+            "result"
+        } else {
+            "error"
+        };
+        let bytes = frame.len();
+        let ev = |v| Ev::new(H2S, kind, v, bytes).id(&raw_id);
+        let Some(method) = self.state().pending.take_server(id) else {
+            self.audit
+                .record(
+                    ev(Verdict::Block)
+                        .reason(Code::UnknownResponseId.as_str())
+                        .0,
+                )
+                .await;
+            return;
+        };
+        if let Some(result) = map.get("result")
+            && let Err(e) = methods::check_result(&method, result)
+        {
+            self.audit
+                .record(
+                    ev(Verdict::Block)
+                        .method(&method)
+                        .reason(Code::MalformedMessage.as_str())
+                        .0,
+                )
+                .await;
+            let message = format!("The client's answer was refused by mcp-bastion: {e}");
+            self.answer_server(
+                Some(&raw_id),
+                codes::INTERNAL_ERROR,
+                &message,
+                Code::MalformedMessage.as_str(),
+            )
+            .await;
+            return;
+        }
+        self.audit
+            .record(ev(Verdict::Allow).method(&method).0)
+            .await;
+        self.to_server.send(frame).await;
+    }
+}

@@ -1,0 +1,264 @@
+//! Per-message handling in both directions: strict parse, classify, correlate, inspect
+//! (all decisions by `bastion-core`), then forward, rewrite, refuse or drop — and audit.
+//!
+//! [`host`] handles what the host sends, [`server`] what the server sends, [`timers`]
+//! deadlines and shutdown. Shared here: the session state, the audit event builder and
+//! the refusal helpers.
+
+mod host;
+mod server;
+mod timers;
+
+use crate::audit::AuditSink;
+use crate::io::{Outbox, Sent};
+use crate::pending::Pending;
+use bastion_core::envelope;
+use bastion_core::era::Era;
+use bastion_core::finding::{Code, Finding, Verdict};
+use bastion_core::result::ResultOptions;
+use bastion_core::{Limits, uri};
+use bastion_store::AuditEvent;
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::sync::Notify;
+
+/// Host requests that may be pending at once; more are refused (`too_many_pending`).
+const MAX_PENDING: usize = 65_536;
+/// Longest request id accepted, bytes of its JSON text. Ids are echoed and kept while
+/// pending, so an unbounded id is unbounded memory.
+const MAX_ID_BYTES: usize = 1024;
+/// Frames up to this size get their audit work (digest, instruction scan) inline right
+/// after forwarding; larger ones on a blocking thread, bytes.
+const INLINE_AUDIT_BYTES: usize = 64 * 1024;
+
+const H2S: &str = "host_to_server";
+const S2H: &str = "server_to_host";
+
+/// Mutable session state, behind a mutex never held across an await.
+#[derive(Debug, Default)]
+struct State {
+    pending: Pending,
+    /// Withheld descriptor keys per list member (`tools`, `prompts`, `resources`), for
+    /// the whole session: a server cannot un-withhold an item by dropping it from a later
+    /// listing. Resource keys are [`uri::resource_key`]s.
+    withheld: HashMap<&'static str, HashSet<String>>,
+    /// Literal prefixes of withheld resource templates ([`uri::template_prefix`]).
+    withheld_templates: Vec<String>,
+    /// The era the host speaks, once known.
+    era: Option<Era>,
+}
+
+impl State {
+    /// `true` when `target` of `method` belongs to a withheld descriptor.
+    fn is_withheld(&self, method: &str, target: &str) -> bool {
+        let Some(list) = guarded_list(method) else {
+            return false;
+        };
+        let key = if list == "resources" {
+            uri::resource_key(target)
+        } else {
+            target.to_owned()
+        };
+        self.withheld.get(list).is_some_and(|w| w.contains(&key))
+            || (list == "resources"
+                && self
+                    .withheld_templates
+                    .iter()
+                    .any(|p| !p.is_empty() && key.starts_with(p.as_str())))
+    }
+}
+
+/// The relay of one wrapped server.
+pub(crate) struct Relay {
+    name: String,
+    limits: Limits,
+    /// Result options with `scan_injection` off: the relay runs that scan after forwarding.
+    result_opts: Arc<ResultOptions>,
+    state: Mutex<State>,
+    pub(crate) to_host: Outbox,
+    pub(crate) to_server: Outbox,
+    audit: AuditSink,
+    timer_wake: Notify,
+    /// Set while the server is not reading its input (a send to it timed out); cleared by
+    /// the next send that gets through. While set, host frames are refused at once.
+    server_stalled: AtomicBool,
+}
+
+/// Audit event under construction.
+struct Ev(AuditEvent);
+
+impl Ev {
+    fn new(direction: &str, kind: &str, verdict: Verdict, bytes: usize) -> Self {
+        Self(AuditEvent {
+            direction: direction.into(),
+            message_kind: Some(kind.into()),
+            verdict: verdict.as_str().into(),
+            bytes: i64::try_from(bytes).unwrap_or(i64::MAX),
+            ..AuditEvent::default()
+        })
+    }
+    fn method(mut self, m: &str) -> Self {
+        self.0.method = Some(m.into());
+        self
+    }
+    fn target(mut self, t: Option<&str>) -> Self {
+        self.0.tool = t.map(str::to_owned);
+        self
+    }
+    /// The request id as JSON text, at most [`MAX_ID_BYTES`] (longer ids are refused
+    /// before they are audited in full).
+    fn id(mut self, id: &Value) -> Self {
+        let mut text = id.to_string();
+        if text.len() > MAX_ID_BYTES {
+            let mut cut = MAX_ID_BYTES;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            text.truncate(cut);
+            text.push('…');
+        }
+        self.0.request_id = Some(text);
+        self
+    }
+    fn reason(mut self, r: &str) -> Self {
+        self.0.reason = Some(r.into());
+        self
+    }
+    fn codes(mut self, findings: &[Finding]) -> Self {
+        for f in findings {
+            self = self.code(f.code);
+        }
+        self
+    }
+    fn code(mut self, c: Code) -> Self {
+        let c = c.as_str().to_owned();
+        if !self.0.codes.contains(&c) {
+            self.0.codes.push(c);
+        }
+        self
+    }
+    fn removed(mut self, n: usize) -> Self {
+        self.0.removed_chars = i64::try_from(n).unwrap_or(i64::MAX);
+        self
+    }
+    fn digest(mut self, frame: &[u8]) -> Self {
+        self.0.digest = Some(hex::encode(Sha256::digest(frame)));
+        self
+    }
+}
+
+/// What a request targets, as the audit log records it: the tool or prompt name, or the
+/// resource URI without query, fragment or user information ([`uri::redacted`]).
+fn target_of(method: &str, params: Option<&Value>) -> Option<String> {
+    let field = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" | "resources/subscribe" | "resources/unsubscribe" => "uri",
+        _ => return None,
+    };
+    params
+        .and_then(|p| p.get(field))
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+/// The target as written to the audit log.
+fn audit_target(method: &str, target: Option<&str>) -> Option<String> {
+    target.map(|t| {
+        if method.starts_with("resources/") {
+            uri::redacted(t)
+        } else {
+            t.to_owned()
+        }
+    })
+}
+
+/// The list member whose withheld set guards `method`'s target.
+fn guarded_list(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" => Some("tools"),
+        "prompts/get" => Some("prompts"),
+        "resources/read" | "resources/subscribe" => Some("resources"),
+        _ => None,
+    }
+}
+
+fn serialize(map: &Map<String, Value>) -> Vec<u8> {
+    serde_json::to_vec(map).unwrap_or_default()
+}
+
+impl Relay {
+    pub(crate) fn new(
+        name: String,
+        limits: Limits,
+        result_opts: ResultOptions,
+        to_host: Outbox,
+        to_server: Outbox,
+        audit: AuditSink,
+    ) -> Self {
+        Self {
+            name,
+            limits,
+            result_opts: Arc::new(ResultOptions {
+                scan_injection: false,
+                ..result_opts
+            }),
+            state: Mutex::new(State::default()),
+            to_host,
+            to_server,
+            audit,
+            timer_wake: Notify::new(),
+            server_stalled: AtomicBool::new(false),
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        // A panic while holding the lock cannot leave the maps half-updated in a way
+        // that matters more than stopping; recover the data.
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// `data` of a refusal: `{"reason", "server", ...extra}` (DESIGN §4).
+    fn data(&self, reason: &str, extra: Value) -> Value {
+        let mut d = json!({"reason": reason, "server": self.name});
+        if let (Some(d), Value::Object(extra)) = (d.as_object_mut(), extra) {
+            d.extend(extra);
+        }
+        d
+    }
+
+    async fn answer_host(
+        &self,
+        id: Option<&Value>,
+        code: i64,
+        message: &str,
+        reason: &str,
+        extra: Value,
+    ) {
+        let frame = envelope::error_response(id, code, message, self.data(reason, extra));
+        self.to_host.send(frame).await;
+    }
+
+    /// Forwards `frame` to the server, waiting at most `wait` (nothing while the server is
+    /// known to be stalled).
+    async fn forward_to_server(&self, frame: Vec<u8>, wait: std::time::Duration) -> Sent {
+        let wait = if self.server_stalled.load(Ordering::Relaxed) {
+            std::time::Duration::ZERO
+        } else {
+            wait
+        };
+        let sent = self.to_server.send_within(frame, wait).await;
+        self.server_stalled
+            .store(sent == Sent::Full, Ordering::Relaxed);
+        sent
+    }
+
+    async fn answer_server(&self, id: Option<&Value>, code: i64, message: &str, reason: &str) {
+        let frame = envelope::error_response(id, code, message, self.data(reason, Value::Null));
+        self.to_server.send(frame).await;
+    }
+}

@@ -1,0 +1,504 @@
+//! Server → host: refuse what fails the checks (answering the pending host request at
+//! once), correlate answers, inspect them (descriptor lists, instructions, results),
+//! clean every string, forward — then audit, with the slow audit work off the latency
+//! path.
+
+use super::{Ev, INLINE_AUDIT_BYTES, Relay, S2H, serialize};
+use crate::pending::HostRequest;
+use bastion_core::envelope::{Id, Kind, codes};
+use bastion_core::finding::{Code, Finding, Severity, Verdict};
+use bastion_core::json::{self, Recovered};
+use bastion_core::lists::{self, ListShape};
+use bastion_core::result::{injection_findings, inspect_result};
+use bastion_core::sanitize::sanitize_value;
+use bastion_core::{envelope, methods, uri};
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+
+/// What inspecting a result produced.
+struct Inspected {
+    rewritten: Option<Value>,
+    verdict: Verdict,
+    findings: Vec<Finding>,
+    removed: usize,
+}
+
+impl Relay {
+    pub(crate) async fn on_server_frame(&self, frame: Vec<u8>) {
+        let map = match json::parse_frame(&frame, self.limits.max_depth) {
+            Ok(m) => m,
+            Err(rej) => {
+                let rec = Recovered {
+                    id: rej.id.clone(),
+                    method_seen: rej.method_seen,
+                };
+                self.server_rejected(rej.error.code(), &rej.error.to_string(), &rec, frame.len())
+                    .await;
+                return;
+            }
+        };
+        let kind = match envelope::classify(&map) {
+            Ok(k) => k,
+            Err(e) => {
+                let rec = Recovered {
+                    id: map.get("id").cloned(),
+                    method_seen: map.contains_key("method"),
+                };
+                self.server_rejected(Code::InvalidEnvelope, &e.to_string(), &rec, frame.len())
+                    .await;
+                return;
+            }
+        };
+        match kind {
+            Kind::Result { id } => self.server_result(frame, map, &id).await,
+            Kind::Error { id, .. } => self.server_error(frame, map, id.as_ref()).await,
+            Kind::Request { id, method } => self.server_request(frame, map, id, &method).await,
+            Kind::Notification { method } => self.server_notification(frame, map, &method).await,
+        }
+    }
+
+    /// A server frame failed the limits, the strict parse or the envelope checks: it is
+    /// dropped. If it was an answer (no `method`), the request it answers — by recovered
+    /// id, or the only one pending — gets an error at once; if it was a server request,
+    /// the server gets the error.
+    pub(crate) async fn server_rejected(
+        &self,
+        code: Code,
+        detail: &str,
+        rec: &Recovered,
+        bytes: usize,
+    ) {
+        let recovered = rec.id.as_ref().and_then(Id::from_value);
+        let req = if rec.method_seen {
+            None
+        } else {
+            let mut st = self.state();
+            match &recovered {
+                Some(i) if st.pending.host_contains(i) => st.pending.take_host(i),
+                Some(_) => None,
+                None => st
+                    .pending
+                    .sole_host()
+                    .and_then(|i| st.pending.take_host(&i)),
+            }
+        };
+        let mut ev = Ev::new(S2H, "unknown", Verdict::Block, bytes)
+            .reason(code.as_str())
+            .code(code);
+        if let Some(req) = &req {
+            ev = ev
+                .method(&req.method)
+                .target(req.target.as_deref())
+                .id(&req.raw_id);
+        }
+        self.audit.record(ev.0).await;
+        eprintln!(
+            "mcp-bastion[{}]: dropped a server message of {bytes} bytes ({})",
+            self.name,
+            code.as_str()
+        );
+        if let Some(req) = req {
+            let message = format!(
+                "The server's answer to {} was refused by mcp-bastion ({detail})",
+                req.method
+            );
+            let extra = json!({"finding": code.as_str()});
+            self.answer_host(
+                Some(&req.raw_id),
+                codes::UPSTREAM_REJECTED,
+                &message,
+                "upstream_message_rejected",
+                extra,
+            )
+            .await;
+        } else if rec.method_seen && recovered.is_some() {
+            let message = format!("mcp-bastion refused the request ({detail})");
+            self.answer_server(
+                rec.id.as_ref(),
+                codes::INVALID_REQUEST,
+                &message,
+                code.as_str(),
+            )
+            .await;
+        }
+    }
+
+    async fn server_result(&self, frame: Vec<u8>, mut map: Map<String, Value>, id: &Id) {
+        let raw_id = map.get("id").cloned().unwrap_or(Value::Null);
+        let Some(req) = self.state().pending.take_host(id) else {
+            let ev = Ev::new(S2H, "result", Verdict::Block, frame.len()).id(&raw_id);
+            self.audit
+                .record(ev.reason(Code::UnknownResponseId.as_str()).0)
+                .await;
+            return;
+        };
+        let bytes = frame.len();
+        let ev = |verdict| {
+            Ev::new(S2H, "result", verdict, bytes)
+                .method(&req.method)
+                .target(req.target.as_deref())
+                .id(&req.raw_id)
+        };
+        let result = map.remove("result").unwrap_or(Value::Null);
+        if let Err(e) = methods::check_result(&req.method, &result) {
+            let e2 = ev(Verdict::Block)
+                .reason("upstream_message_rejected")
+                .code(Code::MalformedMessage);
+            self.audit.record(e2.0).await;
+            let message = format!("The server's answer was refused by mcp-bastion: {e}");
+            let extra = json!({"finding": Code::MalformedMessage.as_str()});
+            self.answer_host(
+                Some(&req.raw_id),
+                codes::UPSTREAM_REJECTED,
+                &message,
+                "upstream_message_rejected",
+                extra,
+            )
+            .await;
+            return;
+        }
+        let Inspected {
+            rewritten,
+            mut verdict,
+            mut findings,
+            mut removed,
+        } = self.inspect(&req, &result).await;
+        if verdict == Verdict::Block {
+            self.audit
+                .record(
+                    ev(Verdict::Block)
+                        .reason("blocked_result")
+                        .codes(&findings)
+                        .0,
+                )
+                .await;
+            let message = format!(
+                "mcp-bastion refused the server's {} result: it failed security checks",
+                req.method
+            );
+            self.answer_host(
+                Some(&req.raw_id),
+                codes::POLICY_REFUSED,
+                &message,
+                "blocked_result",
+                Value::Null,
+            )
+            .await;
+            return;
+        }
+        // Every other string that reaches the host (serverInfo, _meta, URIs, completion
+        // values, ...) is cleaned too.
+        let changed = rewritten.is_some();
+        let mut final_result = rewritten.unwrap_or(result);
+        let cleaned = sanitize_value(&mut final_result);
+        if cleaned.removed > 0 {
+            removed += cleaned.removed;
+            verdict = verdict.max(Verdict::Sanitize);
+            for code in cleaned.codes {
+                findings.push(Finding::new(
+                    code,
+                    Severity::Info,
+                    "",
+                    format!("removed characters of class {code}"),
+                ));
+            }
+        }
+        // Forward first; the instruction scan of result texts (audit only) and the frame
+        // digest run afterwards, large frames on a blocking thread.
+        let (out, original) = if changed || cleaned.removed > 0 {
+            map.insert("result".into(), final_result);
+            let out = serialize(&map);
+            final_result = map.remove("result").unwrap_or(Value::Null);
+            (out, frame)
+        } else if bytes > INLINE_AUDIT_BYTES {
+            (frame.clone(), frame)
+        } else {
+            (frame, Vec::new())
+        };
+        let small = original.is_empty();
+        let digest_now = small.then(|| hex::encode(Sha256::digest(&out)));
+        self.to_host.send(out).await;
+        let method = req.method.clone();
+        let opts = self.result_opts.clone();
+        let deferred = move || {
+            let found = if matches!(
+                method.as_str(),
+                "tools/call" | "resources/read" | "prompts/get"
+            ) {
+                injection_findings(&method, &final_result, &opts)
+            } else {
+                Vec::new()
+            };
+            let digest = digest_now.unwrap_or_else(|| hex::encode(Sha256::digest(&original)));
+            (found, digest)
+        };
+        let (injection, digest) = if small {
+            tokio::task::yield_now().await;
+            deferred()
+        } else {
+            tokio::task::spawn_blocking(deferred)
+                .await
+                .unwrap_or_default()
+        };
+        let verdict = verdict.max(Verdict::from_findings(&injection, false));
+        findings.extend(injection);
+        let mut e = ev(verdict).codes(&findings).removed(removed);
+        e.0.digest = (!digest.is_empty()).then_some(digest);
+        if verdict != Verdict::Allow {
+            let reason = findings
+                .iter()
+                .max_by_key(|f| f.severity)
+                .map_or("sanitized", |f| f.code.as_str());
+            e = e.reason(reason);
+        }
+        self.audit.record(e.0).await;
+    }
+
+    /// Runs the method's inspection.
+    async fn inspect(&self, req: &HostRequest, result: &Value) -> Inspected {
+        if let Some(shape) = lists::shape_of(&req.method) {
+            return self.inspect_list(req, shape, result).await;
+        }
+        match req.method.as_str() {
+            "initialize" | "server/discover" => {
+                let o = lists::inspect_instructions(result);
+                let verdict = if o.rewritten.is_some() {
+                    Verdict::Sanitize
+                } else {
+                    Verdict::from_findings(&o.findings, false)
+                };
+                if o.rewritten.is_some() {
+                    eprintln!(
+                        "mcp-bastion[{}]: withheld the server's instructions (they failed security checks)",
+                        self.name
+                    );
+                }
+                Inspected {
+                    rewritten: o.rewritten,
+                    verdict,
+                    findings: o.findings,
+                    removed: 0,
+                }
+            }
+            _ => {
+                let o = inspect_result(&req.method, result, &self.result_opts);
+                Inspected {
+                    rewritten: o.rewritten,
+                    verdict: o.verdict,
+                    findings: o.findings,
+                    removed: o.removed_chars,
+                }
+            }
+        }
+    }
+
+    /// A descriptor list: withhold what the detectors block (for the rest of the session),
+    /// audit flagged and withheld items, return the sorted list.
+    async fn inspect_list(&self, req: &HostRequest, shape: ListShape, result: &Value) -> Inspected {
+        let outcome = lists::inspect_list(shape, result);
+        {
+            let mut st = self.state();
+            for key in outcome.withheld() {
+                match shape.member {
+                    "resourceTemplates" => {
+                        let prefix = uri::template_prefix(key);
+                        if !st.withheld_templates.contains(&prefix) {
+                            st.withheld_templates.push(prefix);
+                        }
+                    }
+                    "resources" => {
+                        st.withheld
+                            .entry("resources")
+                            .or_default()
+                            .insert(uri::resource_key(key));
+                    }
+                    member => {
+                        st.withheld
+                            .entry(member)
+                            .or_default()
+                            .insert(key.to_owned());
+                    }
+                }
+            }
+        }
+        for item in outcome.items.iter().filter(|i| i.verdict >= Verdict::Flag) {
+            let reason = if item.verdict == Verdict::Block {
+                Code::BlockedDescriptor.as_str()
+            } else {
+                "flagged_descriptor"
+            };
+            let shown = if shape.member.starts_with("resource") {
+                uri::redacted(&item.key)
+            } else {
+                item.key.clone()
+            };
+            let ev = Ev::new(S2H, "descriptor", item.verdict, 0)
+                .method(&req.method)
+                .target(Some(&shown))
+                .id(&req.raw_id)
+                .reason(reason)
+                .codes(&item.findings);
+            self.audit.record(ev.0).await;
+            if item.verdict == Verdict::Block {
+                let codes: Vec<&str> = item
+                    .findings
+                    .iter()
+                    .filter(|f| f.severity >= Severity::High)
+                    .map(|f| f.code.as_str())
+                    .collect();
+                eprintln!(
+                    "mcp-bastion[{}]: withheld {} {:?} ({})",
+                    self.name,
+                    shape.key,
+                    shown,
+                    codes.join(", ")
+                );
+            }
+        }
+        // Withholding items rewrites the list (sanitize); sorting alone does not.
+        let verdict = match outcome.verdict() {
+            Verdict::Block => Verdict::Sanitize,
+            v => v,
+        };
+        let rewritten = outcome.rewritten;
+        let findings = outcome.items.into_iter().flat_map(|i| i.findings).collect();
+        Inspected {
+            rewritten,
+            verdict,
+            findings,
+            removed: 0,
+        }
+    }
+
+    async fn server_error(&self, frame: Vec<u8>, mut map: Map<String, Value>, id: Option<&Id>) {
+        let raw_id = map.get("id").cloned().unwrap_or(Value::Null);
+        let req = id.and_then(|i| self.state().pending.take_host(i));
+        if id.is_some() && req.is_none() {
+            let ev = Ev::new(S2H, "error", Verdict::Block, frame.len()).id(&raw_id);
+            self.audit
+                .record(ev.reason(Code::UnknownResponseId.as_str()).0)
+                .await;
+            return;
+        }
+        // Error texts reach the host too: message and data.
+        let cleaned = map.get_mut("error").map(sanitize_value).unwrap_or_default();
+        let out = if cleaned.removed > 0 {
+            serialize(&map)
+        } else {
+            frame
+        };
+        let verdict = if cleaned.removed > 0 {
+            Verdict::Sanitize
+        } else {
+            Verdict::Allow
+        };
+        let mut ev = Ev::new(S2H, "error", verdict, out.len())
+            .removed(cleaned.removed)
+            .id(&raw_id);
+        for code in cleaned.codes {
+            ev = ev.code(code).reason("sanitized");
+        }
+        if let Some(r) = &req {
+            ev = ev.method(&r.method).target(r.target.as_deref());
+        }
+        self.audit.record(ev.0).await;
+        self.to_host.send(out).await;
+    }
+
+    async fn server_request(
+        &self,
+        frame: Vec<u8>,
+        mut map: Map<String, Value>,
+        id: Id,
+        method: &str,
+    ) {
+        let raw_id = map.get("id").cloned().unwrap_or(Value::Null);
+        let ev = |v| {
+            Ev::new(S2H, "request", v, frame.len())
+                .method(method)
+                .id(&raw_id)
+        };
+        let problem = match methods::check_request_params(method, map.get("params")) {
+            Err(e) => Some((
+                codes::INVALID_PARAMS,
+                format!("Invalid params: {e}"),
+                Code::MalformedMessage.as_str(),
+            )),
+            Ok(()) if !self.state().pending.add_server(id, method.to_owned()) => Some((
+                codes::INVALID_REQUEST,
+                "Invalid request: this id is already used by a request still pending".to_owned(),
+                Code::DuplicateRequestId.as_str(),
+            )),
+            Ok(()) => None,
+        };
+        if let Some((code, message, reason)) = problem {
+            self.audit.record(ev(Verdict::Block).reason(reason).0).await;
+            self.answer_server(Some(&raw_id), code, &message, reason)
+                .await;
+            return;
+        }
+        let cleaned = map
+            .get_mut("params")
+            .map(sanitize_value)
+            .unwrap_or_default();
+        let verdict = if cleaned.removed > 0 {
+            Verdict::Sanitize
+        } else {
+            Verdict::Allow
+        };
+        let mut e = ev(verdict).removed(cleaned.removed);
+        for code in &cleaned.codes {
+            e = e.code(*code).reason("sanitized");
+        }
+        self.audit.record(e.0).await;
+        self.to_host
+            .send(if cleaned.removed > 0 {
+                serialize(&map)
+            } else {
+                frame
+            })
+            .await;
+    }
+
+    async fn server_notification(&self, frame: Vec<u8>, mut map: Map<String, Value>, method: &str) {
+        let ev = |v| Ev::new(S2H, "notification", v, frame.len()).method(method);
+        if !method.starts_with("notifications/") {
+            // A request method without an id: no answer is expected, none can be checked.
+            self.audit
+                .record(
+                    ev(Verdict::Block)
+                        .reason(Code::InvalidEnvelope.as_str())
+                        .code(Code::InvalidEnvelope)
+                        .0,
+                )
+                .await;
+            eprintln!(
+                "mcp-bastion[{}]: dropped a server notification: `{method}` is not a notification method",
+                self.name
+            );
+            return;
+        }
+        // Notification texts (log messages, progress messages) reach the host as well.
+        let cleaned = map
+            .get_mut("params")
+            .map(sanitize_value)
+            .unwrap_or_default();
+        let verdict = if cleaned.removed > 0 {
+            Verdict::Sanitize
+        } else {
+            Verdict::Allow
+        };
+        let mut e = ev(verdict).removed(cleaned.removed);
+        for code in &cleaned.codes {
+            e = e.code(*code).reason("sanitized");
+        }
+        self.audit.record(e.0).await;
+        self.to_host
+            .send(if cleaned.removed > 0 {
+                serialize(&map)
+            } else {
+                frame
+            })
+            .await;
+    }
+}

@@ -1,0 +1,89 @@
+//! Deadlines and shutdown: requests the server did not answer in time, and requests
+//! still pending when it exits, are answered by the gateway itself.
+
+use super::{Ev, Relay};
+use crate::pending::HostRequest;
+use bastion_core::envelope::codes;
+use bastion_core::finding::Verdict;
+use serde_json::{Value, json};
+use tokio::time::Instant;
+
+impl Relay {
+    /// Answers host requests whose deadline passed with `request_timeout` and tells the
+    /// server with `notifications/cancelled` (never for `initialize`, which MCP forbids
+    /// cancelling). Runs until the relay is dropped. The cancellation is sent only if the
+    /// server's queue has room: a server that does not read its input must not stop the
+    /// timers of every other request.
+    pub(crate) async fn run_timers(&self) {
+        loop {
+            let next = self.state().pending.next_deadline();
+            if let Some(t) = next {
+                tokio::select! {
+                    () = tokio::time::sleep_until(t) => {}
+                    () = self.timer_wake.notified() => continue,
+                }
+            } else {
+                self.timer_wake.notified().await;
+                continue;
+            }
+            let expired = self.state().pending.expire(Instant::now());
+            for req in expired {
+                let ms = self.limits.timeout_for(&req.method);
+                let message = format!(
+                    "The server did not answer {} within {ms} ms; mcp-bastion cancelled the request",
+                    req.method
+                );
+                self.fail_request(
+                    &req,
+                    codes::REQUEST_TIMEOUT,
+                    &message,
+                    "request_timeout",
+                    json!({"timeout_ms": ms}),
+                )
+                .await;
+                if req.method != "initialize" {
+                    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": req.raw_id, "reason": format!("mcp-bastion: no answer within {ms} ms")}});
+                    let _ = self
+                        .to_server
+                        .try_send(serde_json::to_vec(&cancel).unwrap_or_default());
+                }
+            }
+        }
+    }
+
+    /// Answers every pending host request with `upstream_exited` (the server is gone).
+    pub(crate) async fn fail_all_pending(&self) {
+        let all = self.state().pending.drain_host();
+        for req in all {
+            let message = format!("The server exited before answering {}", req.method);
+            self.fail_request(
+                &req,
+                codes::UPSTREAM_UNAVAILABLE,
+                &message,
+                "upstream_exited",
+                Value::Null,
+            )
+            .await;
+        }
+    }
+
+    /// Audits a host request the gateway answers itself and sends the host the error.
+    async fn fail_request(
+        &self,
+        req: &HostRequest,
+        code: i64,
+        message: &str,
+        reason: &str,
+        extra: Value,
+    ) {
+        let ev = Ev::new("gateway", "request", Verdict::Block, 0)
+            .method(&req.method)
+            .target(req.target.as_deref())
+            .id(&req.raw_id)
+            .reason(reason);
+        self.audit.record(ev.0).await;
+        self.answer_host(Some(&req.raw_id), code, message, reason, extra)
+            .await;
+    }
+}
