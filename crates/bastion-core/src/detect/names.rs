@@ -21,7 +21,7 @@
 use super::DescriptorKind;
 use super::fold::ascii_prototype;
 use crate::finding::{Code, Finding, Severity, pointer_push};
-use crate::unicode::{MAX_NAME_SHOWN, escape_non_ascii, scan_name_blanks};
+use crate::unicode::{MAX_NAME_SHOWN, escape_non_ascii, has_name_blank, scan_name_blanks};
 use serde_json::Value;
 use unicode_script::{Script, UnicodeScript};
 use unicode_security::MixedScript;
@@ -88,10 +88,15 @@ pub(crate) fn scan_names(
         }
         DescriptorKind::ServerInstructions => {}
     }
+    let what = match kind {
+        DescriptorKind::Tool => "tool name",
+        DescriptorKind::Prompt => "prompt name",
+        _ => "name",
+    };
     if kind != DescriptorKind::ServerInstructions
         && let Some(n) = name
     {
-        scan_name_blanks(n, "name", &name_path, findings);
+        scan_name_blanks(n, what, &name_path, findings);
     }
     member_names(descriptor, path, &mut Vec::new(), 0, findings);
 }
@@ -122,7 +127,7 @@ fn member_names<'a>(
         Value::Object(map) => {
             for (key, child) in map {
                 steps.push(Step::Member(key));
-                if !key.is_ascii() {
+                if has_name_blank(key) {
                     let mut pointer = path.to_owned();
                     for step in steps.iter() {
                         pointer = match step {

@@ -323,12 +323,17 @@ fn is_name_blank(c: char) -> bool {
     matches!(c, '\u{2028}' | '\u{2029}' | '\u{2800}')
 }
 
+/// Whether `name` holds a character [`scan_name_blanks`] reports.
+pub(crate) fn has_name_blank(name: &str) -> bool {
+    !name.is_ascii() && name.chars().any(is_name_blank)
+}
+
 /// Appends an `invisible_format` (high) finding at `path` when the name `name` (`what`
 /// says which: "prompt name", "member name", ...) holds a character that is fine in
 /// prose but shows as a line break or blank space in a one-line name (module docs).
 /// The classes of [`scan_hidden`] are not repeated here.
 pub(crate) fn scan_name_blanks(name: &str, what: &str, path: &str, findings: &mut Vec<Finding>) {
-    if name.is_ascii() {
+    if !has_name_blank(name) {
         return;
     }
     let mut tally = Tally::default();
