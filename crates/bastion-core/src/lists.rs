@@ -2,11 +2,28 @@
 //! `resources/templates/list`) and server instructions (`initialize`,
 //! `server/discover`): run every descriptor detector, withhold what must not reach the
 //! host, and return the list sorted deterministically (DESIGN §4).
+//!
+//! Two checks look at the list as a whole, because a host shows the items side by side
+//! and a model picks among them by name:
+//! * `duplicate_name` (high): two items with the same key (`name`, `uri`,
+//!   `uriTemplate`) are ambiguous, all copies are withheld;
+//! * `confusable_identifier` (high): two items whose `name`s differ but have the same
+//!   UTS #39 confusable skeleton (`read_file` / `read_fiIe`, `rn` / `m`, `0` / `O`,
+//!   `pay_invoice` / Cyrillic `рay_invoice`) cannot be told apart by the user; both are
+//!   withheld, since nothing says which is the real one. Resources and resource
+//!   templates are compared by `name` too (what the host shows), not by URI.
+//!   Names that stay apart, by the UTS #39 skeleton itself: `get_user` / `get_users`
+//!   (different text), `list-files` / `list_files` (`-` and `_` are not confusable),
+//!   and case variants such as `Echo` / `echo` (the skeleton keeps case; a case
+//!   difference is visible, and MCP names are case-sensitive). Only one page of a
+//!   paginated list is compared at a time.
 
 use crate::detect::{DescriptorKind, scan_descriptor};
 use crate::finding::{Code, Finding, Severity, Verdict, pointer_push};
+use crate::unicode::{MAX_NAME_SHOWN, escape_non_ascii};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
+use unicode_security::skeleton;
 
 /// The list member and sort key of a list method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,9 +100,9 @@ impl ListOutcome {
     }
 }
 
-/// Scans every descriptor of a list result, withholds blocked items and items sharing a
-/// key (ambiguous), and sorts the rest by key (byte order). `result` must have passed
-/// [`crate::methods::check_result`].
+/// Scans every descriptor of a list result, withholds blocked items, items sharing a
+/// key (ambiguous) and items whose names look alike (module docs), and sorts the rest by
+/// key (byte order). `result` must have passed [`crate::methods::check_result`].
 pub fn inspect_list(shape: ListShape, result: &Value) -> ListOutcome {
     let Some(list) = result.get(shape.member).and_then(Value::as_array) else {
         return ListOutcome {
@@ -100,6 +117,7 @@ pub fn inspect_list(shape: ListShape, result: &Value) -> ListOutcome {
             .entry(item.get(shape.key).and_then(Value::as_str).unwrap_or(""))
             .or_default() += 1;
     }
+    let mut lookalikes = lookalike_names(list);
     let mut items = Vec::with_capacity(list.len());
     for (index, item) in list.iter().enumerate() {
         let path = pointer_push(&base, &index.to_string());
@@ -117,6 +135,19 @@ pub fn inspect_list(shape: ListShape, result: &Value) -> ListOutcome {
                 format!(
                     "{} {key:?} appears more than once in the list; all copies are withheld",
                     shape.key
+                ),
+            ));
+        }
+        if let Some(other) = lookalikes[index].take() {
+            let name = item.get("name").and_then(Value::as_str).unwrap_or("");
+            findings.push(Finding::new(
+                Code::ConfusableIdentifier,
+                Severity::High,
+                pointer_push(&path, "name"),
+                format!(
+                    "name \"{}\" looks the same as \"{}\", the name of another item in this list (same UTS #39 confusable skeleton); both are withheld, since the host cannot tell which is which",
+                    escape_non_ascii(name, MAX_NAME_SHOWN),
+                    escape_non_ascii(other, MAX_NAME_SHOWN),
                 ),
             ));
         }
@@ -149,6 +180,43 @@ pub fn inspect_list(shape: ListShape, result: &Value) -> ListOutcome {
         Value::Object(out)
     });
     ListOutcome { rewritten, items }
+}
+
+/// For each item of `list`, a different `name` of another item with the same UTS #39
+/// confusable skeleton, if any (module docs). Linear in the total length of the names.
+fn lookalike_names(list: &[Value]) -> Vec<Option<&str>> {
+    let names: Vec<Option<&str>> = list
+        .iter()
+        .map(|item| item.get("name").and_then(Value::as_str))
+        .collect();
+    let skeletons: Vec<Option<String>> = names
+        .iter()
+        .map(|n| n.map(|n| skeleton(n).collect()))
+        .collect();
+    // Per skeleton: the first name seen, and the first name differing from it.
+    let mut groups: HashMap<&str, (&str, Option<&str>)> = HashMap::new();
+    for (name, skel) in names.iter().zip(&skeletons) {
+        let (Some(name), Some(skel)) = (name, skel) else {
+            continue;
+        };
+        let group = groups.entry(skel.as_str()).or_insert((name, None));
+        if group.1.is_none() && group.0 != *name {
+            group.1 = Some(name);
+        }
+    }
+    names
+        .iter()
+        .zip(&skeletons)
+        .map(|(name, skel)| {
+            let (first, differing) = *groups.get(skel.as_deref()?)?;
+            let differing = differing?;
+            Some(if *name == Some(first) {
+                differing
+            } else {
+                first
+            })
+        })
+        .collect()
 }
 
 /// Outcome of [`inspect_instructions`].
