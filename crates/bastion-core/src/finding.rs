@@ -157,7 +157,7 @@ finding_codes! {
     /// Other invisible format characters.
     InvisibleFormat => "invisible_format", "an invisible format (Cf) or filler character";
     /// Runs of variation selectors.
-    VariationSelectorRun => "variation_selector_run", "variation selectors that do not follow a base character can smuggle bytes";
+    VariationSelectorRun => "variation_selector_run", "variation selectors outside registered sequences (emoji, standardized, Mongolian, sparse ideographic) can smuggle bytes";
     /// Private use.
     PrivateUse => "private_use", "private-use code points render unpredictably and can carry hidden data";
     /// Noncharacters / unassigned.

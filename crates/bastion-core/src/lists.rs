@@ -248,3 +248,160 @@ pub fn inspect_instructions(result: &Value) -> InstructionsOutcome {
         rewritten,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn tool(name: &str) -> Value {
+        json!({"name": name, "description": "Does one thing.", "inputSchema": {"type": "object"}})
+    }
+
+    /// (key, confusable finding on /tools/i/name?) per item, and the kept names.
+    fn confusables(names: &[&str]) -> (Vec<(String, bool)>, Vec<String>) {
+        let result = json!({"tools": names.iter().map(|n| tool(n)).collect::<Vec<_>>()});
+        let outcome = inspect_list(shape_of("tools/list").unwrap(), &result);
+        let items = outcome
+            .items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                let hit = item.findings.iter().any(|f| {
+                    f.code == Code::ConfusableIdentifier
+                        && f.severity == Severity::High
+                        && f.path == format!("/tools/{i}/name")
+                });
+                (item.key.clone(), hit)
+            })
+            .collect();
+        let kept = outcome
+            .rewritten
+            .as_ref()
+            .unwrap_or(&result)
+            .get("tools")
+            .and_then(Value::as_array)
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect();
+        (items, kept)
+    }
+
+    #[test]
+    fn ascii_look_alikes_in_one_list_are_both_withheld() {
+        let pairs: &[(&str, &str)] = &[
+            ("read_file", "read_fiIe"),
+            ("list_items", "list_iterns"),
+            ("get_orders_0", "get_orders_O"),
+            ("fetch_v1", "fetch_vl"),
+            ("pay_invoice", "\u{440}ay_invoice"),
+        ];
+        for (a, b) in pairs {
+            let (items, kept) = confusables(&[a, "echo", b]);
+            assert_eq!(
+                items,
+                [
+                    ((*a).to_owned(), true),
+                    ("echo".to_owned(), false),
+                    ((*b).to_owned(), true)
+                ],
+                "{a} / {b}"
+            );
+            assert_eq!(kept, ["echo"], "{a} / {b}");
+        }
+    }
+
+    #[test]
+    fn look_alike_message_names_the_other_item() {
+        let result = json!({"tools": [tool("read_file"), tool("read_fiIe")]});
+        let outcome = inspect_list(shape_of("tools/list").unwrap(), &result);
+        let message = |i: usize| {
+            outcome.items[i]
+                .findings
+                .iter()
+                .find(|f| f.code == Code::ConfusableIdentifier)
+                .unwrap()
+                .message
+                .clone()
+        };
+        assert!(
+            message(0).starts_with("name \"read_file\" looks the same as \"read_fiIe\""),
+            "{}",
+            message(0)
+        );
+        assert!(message(1).contains("\"read_fiIe\" looks the same as \"read_file\""));
+        assert_eq!(outcome.verdict(), Verdict::Block);
+    }
+
+    #[test]
+    fn distinct_names_stay_allowed() {
+        // Different text, `-` vs `_` (not confusable in UTS #39), and case variants
+        // (the skeleton keeps case; MCP names are case-sensitive and the case shows).
+        let names = [
+            "get_user",
+            "get_users",
+            "list-files",
+            "list_files",
+            "Echo",
+            "echo",
+            "add",
+            "long_running_operation",
+        ];
+        let (items, kept) = confusables(&names);
+        assert!(items.iter().all(|(_, hit)| !hit), "{items:?}");
+        assert_eq!(kept.len(), names.len());
+    }
+
+    #[test]
+    fn identical_names_are_duplicates_not_look_alikes() {
+        let result = json!({"tools": [tool("echo"), tool("echo"), tool("ech0")]});
+        let outcome = inspect_list(shape_of("tools/list").unwrap(), &result);
+        let codes: Vec<Vec<Code>> = outcome
+            .items
+            .iter()
+            .map(|i| i.findings.iter().map(|f| f.code).collect())
+            .collect();
+        // `ech0` is no look-alike of `echo` in UTS #39 (`0` is confusable with `O`, not
+        // with `o`), so only the duplicates are withheld.
+        assert_eq!(
+            codes,
+            [vec![Code::DuplicateName], vec![Code::DuplicateName], vec![]]
+        );
+        let result = json!({"tools": [tool("tool_l"), tool("tool_l"), tool("tool_1")]});
+        let outcome = inspect_list(shape_of("tools/list").unwrap(), &result);
+        let codes: Vec<Vec<Code>> = outcome
+            .items
+            .iter()
+            .map(|i| i.findings.iter().map(|f| f.code).collect())
+            .collect();
+        assert_eq!(
+            codes,
+            [
+                vec![Code::DuplicateName, Code::ConfusableIdentifier],
+                vec![Code::DuplicateName, Code::ConfusableIdentifier],
+                vec![Code::ConfusableIdentifier]
+            ]
+        );
+    }
+
+    #[test]
+    fn resources_and_prompts_are_compared_by_name() {
+        let result = json!({"resources": [
+            {"uri": "file:///a", "name": "report_1"},
+            {"uri": "file:///b", "name": "report_l"},
+            {"uri": "file:///c", "name": "Report 2"},
+        ]});
+        let outcome = inspect_list(shape_of("resources/list").unwrap(), &result);
+        let withheld: Vec<&str> = outcome.withheld().collect();
+        assert_eq!(withheld, ["file:///a", "file:///b"]);
+        assert_eq!(
+            outcome.items[1].findings[0].path, "/resources/1/name",
+            "{:?}",
+            outcome.items[1].findings
+        );
+        let result = json!({"prompts": [{"name": "summarize"}, {"name": "surnmarize"}]});
+        let outcome = inspect_list(shape_of("prompts/list").unwrap(), &result);
+        assert_eq!(outcome.withheld().count(), 2);
+    }
+}

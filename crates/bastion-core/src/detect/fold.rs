@@ -32,7 +32,7 @@
 //! # Identifiers
 //! [`identifier_words`] reads an identifier (`ignoreAllPreviousInstructions`,
 //! `do_not_tell_the_user`, `read-ssh-key2`) as words, split at `_`, `-`, `.`, at
-//! camelCase and PascalCase boundaries (`HTMLParser` → `HTML Parser`) and between letters
+//! `camelCase` and `PascalCase` boundaries (`HTMLParser` → `HTML Parser`) and between letters
 //! and digits. Descriptor member names and string values that are one identifier are
 //! scanned in that form, so that no spelling of an identifier hides its words.
 //!
@@ -584,8 +584,8 @@ const fn is_identifier_separator(c: char) -> bool {
 }
 
 /// `text` with every identifier-like token (letters, digits, `_`, `-`, `.` and characters
-/// that folding drops) read as words: separators become spaces, and camelCase,
-/// PascalCase (`HTMLParser` → `HTML Parser`) and letter/digit boundaries are split.
+/// that folding drops) read as words: separators become spaces, and `camelCase`,
+/// `PascalCase` (`HTMLParser` → `HTML Parser`) and letter/digit boundaries are split.
 /// `None` when nothing was split. With `whole`, `text` must be one such token (string
 /// values); otherwise every whitespace-separated token is looked at (member names).
 pub(crate) fn identifier_words(text: &str, whole: bool) -> Option<String> {
@@ -654,10 +654,9 @@ fn split_identifier(token: &str, out: &mut String) -> bool {
         }
         let k = kind(c);
         let boundary = match (prev, k) {
-            (Some(K::Lower | K::Digit), K::Upper) | (Some(K::Lower | K::Upper), K::Digit) => {
-                true
-            }
-            (Some(K::Digit), K::Lower) => true,
+            (Some(K::Lower | K::Digit), K::Upper)
+            | (Some(K::Lower | K::Upper), K::Digit)
+            | (Some(K::Digit), K::Lower) => true,
             // `HTMLParser`: the last capital of a run starts the next word when two
             // lower-case letters follow (`IDs` stays whole).
             (Some(K::Upper), K::Upper) => {
@@ -824,6 +823,63 @@ mod tests {
         assert!(!ru.is_ascii(), "{ru}");
         // ASCII letters are never rewritten by their own prototypes (m -> rn, l -> I).
         assert_eq!(fold("small 1 l"), "small 1 l");
+    }
+
+    /// Pure Cyrillic words made only of letters with ASCII prototypes fold to ASCII like
+    /// look-alike spoofs; other Russian words keep their letters (lower case, no marks).
+    /// Patterns written with [`fold_pattern`] match both, wherever the word stands.
+    #[test]
+    fn whole_cyrillic_words_and_patterns() {
+        assert_eq!(fold("\u{441}\u{43E}\u{440}"), "cop");
+        assert_eq!(fold("\u{435}\u{433}\u{43E}"), "ero");
+        assert_eq!(
+            fold("\u{418}\u{433}\u{43D}\u{43E}\u{440}\u{438}\u{440}\u{443}\u{439}"),
+            "игнорируи"
+        );
+        assert_eq!(fold("\u{451}\u{436}"), "еж");
+        assert_eq!(fold_letters("\u{41E}\u{431}"), "об");
+        let re = regex::Regex::new(&fold_pattern(r"\bоб этом\b")).unwrap();
+        assert!(re.is_match(&fold("Не говори об этом")), "{re}");
+        assert!(re.is_match(&fold("об\u{FE0F} этом")), "{re}");
+        // The ASCII form is accepted only where the text has it: the word on its own.
+        assert_eq!(fold_pattern("об"), "(?:o6|об)");
+        assert_eq!(fold_pattern("ab[^\\x{3002}]"), "ab[^\\x{3002}]");
+        // Hangul folds to jamo, voiced kana lose their mark.
+        assert_eq!(fold_pattern("무시"), format!("(?:{})", fold("무시")));
+        assert_eq!(fold("무시").chars().count(), 4);
+        assert_eq!(fold_pattern("ください"), "(?:くたさい)");
+        assert_eq!(fold_anchor("об"), vec!["o6".to_owned(), "об".to_owned()]);
+        assert_eq!(fold_anchor("ignore"), vec!["ignore".to_owned()]);
+    }
+
+    #[test]
+    fn identifiers_split_into_words() {
+        let cases = [
+            (
+                "ignoreAllPreviousInstructions",
+                Some("ignore All Previous Instructions"),
+            ),
+            ("IgnorePrevious", Some("Ignore Previous")),
+            ("do_not-tell.theUser", Some("do not tell the User")),
+            ("HTMLParser", Some("HTML Parser")),
+            ("userIDs", Some("user IDs")),
+            ("readIdEd25519", Some("read Id Ed 25519")),
+            ("__proto__", Some("proto")),
+            ("ign\u{43E}reAll", Some("ign\u{43E}re All")),
+            ("a\u{200B}B", Some("a\u{200B} B")),
+            ("ignore", None),
+            ("ignore previous", None),
+            ("~/.ssh/id_rsa", None),
+        ];
+        for (input, want) in cases {
+            assert_eq!(identifier_words(input, true).as_deref(), want, "{input:?}");
+        }
+        // Member names: token by token.
+        assert_eq!(
+            identifier_words("ignoreAll previous_rules x", false).as_deref(),
+            Some("ignore All previous rules x")
+        );
+        assert_eq!(identifier_words("plain words", false), None);
     }
 
     #[test]

@@ -24,7 +24,7 @@
 
 use super::DescriptorKind;
 use super::phrases::Sig;
-use super::signals::{Signals, analyze};
+use super::signals::{Signals, analyze_descriptor};
 use crate::finding::{Code, Finding, Severity};
 
 /// Signal groups that corroborate each other.
@@ -95,7 +95,7 @@ pub(crate) struct Field<'a> {
 /// and scanned too, so the message says what the hidden text asks for; the hidden
 /// characters themselves are reported by [`crate::unicode::scan_hidden`].
 pub(crate) fn scan_text(text: &str, field: &Field<'_>, findings: &mut Vec<Finding>) {
-    let signals = analyze(text, field.own_name);
+    let signals = analyze_descriptor(text, field.own_name);
     assess(&signals, field, findings);
     let hidden: String = text
         .chars()
@@ -110,7 +110,11 @@ pub(crate) fn scan_text(text: &str, field: &Field<'_>, findings: &mut Vec<Findin
             label: &label,
             ..*field
         };
-        assess(&analyze(&hidden, field.own_name), &inner, findings);
+        assess(
+            &analyze_descriptor(&hidden, field.own_name),
+            &inner,
+            findings,
+        );
     }
 }
 

@@ -9,9 +9,15 @@
 //!    ASCII name are `mixed_script_identifier` / `confusable_identifier` (UTS #39);
 //!    resource names are display names, where only look-alikes count;
 //! 3. instruction-like text aimed at the model on every string (`instruction.rs`,
-//!    `signals.rs`, `phrases.rs`, `objects.rs`): matched after NFKC, case folding, accent
-//!    stripping and UTS #39 confusable folding, in English, German, French and Spanish,
-//!    and scored by structure so that one weak word never blocks;
+//!    `signals.rs`, `phrases.rs`, `objects.rs`, `langs.rs`): matched after NFKC, case
+//!    folding, accent stripping and UTS #39 confusable folding, in English, German,
+//!    French and Spanish, and for the core families (overrides, concealment from the
+//!    user, reading secrets, sending data out) also in Italian, Dutch, Polish,
+//!    Portuguese, Russian, Chinese, Japanese and Korean; scored by structure so that one
+//!    weak word never blocks. Member names, and values that are one identifier, are read
+//!    as words first (`ignoreAllPreviousInstructions`, `do_not_tell_the_user`); a plain
+//!    prerequisite of the tool itself ("before calling this tool, call `list_indexes` to
+//!    get the name") is documentation, not an instruction;
 //! 4. annotation contradictions on tools (`annotations.rs`);
 //! 5. sizes (`size.rs`, [`DescriptorLimits`]) and reserved `_meta` prefixes (`meta.rs`).
 //!
@@ -51,6 +57,11 @@
 //!    needs cannot produce that signal and is skipped;
 //! 3. only the remaining sentences get the full regex analysis (`signals.rs`).
 //!
+//! Anchors of scripts without spaces (Chinese, Japanese, Korean) need no word
+//! boundaries; anchors and patterns of non-Latin scripts are folded like the text
+//! (`fold_pattern`, `fold_anchor` in `fold.rs`), including the pure Cyrillic words that
+//! folding rewrites to ASCII because every letter has a look-alike (`об` → `o6`).
+//!
 //! The prefilter cannot be dodged with look-alikes: it never sees the raw text. A Cyrillic
 //! `о` in `ignоre`, a fullwidth `ｉ`, an accent, a zero-width or tag character, odd
 //! spacing or case are all folded away *before* anchors are looked for, in the very text
@@ -62,6 +73,7 @@
 mod annotations;
 mod fold;
 mod instruction;
+mod langs;
 mod meta;
 mod names;
 mod objects;
@@ -72,8 +84,6 @@ mod signals;
 mod size;
 mod walk;
 
-#[cfg(test)]
-mod scratch_tests;
 #[cfg(test)]
 mod tests;
 

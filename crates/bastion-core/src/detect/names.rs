@@ -38,6 +38,16 @@ pub(crate) fn scan_names(
 ) {
     let name_path = pointer_push(path, "name");
     let name = descriptor.get("name").and_then(Value::as_str);
+    let what = match kind {
+        DescriptorKind::Tool => "tool name",
+        DescriptorKind::Prompt => "prompt name",
+        _ => "name",
+    };
+    if kind != DescriptorKind::ServerInstructions
+        && let Some(n) = name
+    {
+        scan_name_blanks(n, what, &name_path, findings);
+    }
     match kind {
         DescriptorKind::Tool => {
             match name {
@@ -87,16 +97,6 @@ pub(crate) fn scan_names(
             }
         }
         DescriptorKind::ServerInstructions => {}
-    }
-    let what = match kind {
-        DescriptorKind::Tool => "tool name",
-        DescriptorKind::Prompt => "prompt name",
-        _ => "name",
-    };
-    if kind != DescriptorKind::ServerInstructions
-        && let Some(n) = name
-    {
-        scan_name_blanks(n, what, &name_path, findings);
     }
     member_names(descriptor, path, &mut Vec::new(), 0, findings);
 }
@@ -360,6 +360,50 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    #[test]
+    fn line_separators_and_braille_blanks_in_names() {
+        use Code::InvisibleFormat as F;
+        let blank = |kind, d: &Value| -> Vec<String> {
+            let mut f = Vec::new();
+            scan_names(kind, d, "/d", &mut f);
+            f.into_iter()
+                .filter(|f| f.code == F)
+                .map(|f| {
+                    assert_eq!(f.severity, Severity::High);
+                    f.path
+                })
+                .collect()
+        };
+        let resource = json!({"uri": "file:///r", "name": "Quarterly report\u{2028}(verified)"});
+        assert_eq!(blank(DescriptorKind::Resource, &resource), ["/d/name"]);
+        let prompt = json!({"name": "summarize\u{2800}", "arguments": [{"name": "text\u{2029}"}]});
+        assert_eq!(
+            blank(DescriptorKind::Prompt, &prompt),
+            ["/d/name", "/d/arguments/0/name"]
+        );
+        let tool = json!({
+            "name": "read\u{2800}file",
+            "description": "Braille \u{2800}\u{2801} and a\u{2028}break in prose are fine.",
+            "inputSchema": {"type": "object", "properties": {
+                "path\u{2800}": {"type": "string"},
+                "\u{8def}\u{5f84}": {"type": "string"},
+                "nested": {"type": "array", "items": [{"properties": {"a\u{2028}": {}}}]}
+            }}
+        });
+        assert_eq!(
+            blank(DescriptorKind::Tool, &tool),
+            [
+                "/d/name",
+                "/d/inputSchema/properties/path\u{2800}",
+                "/d/inputSchema/properties/nested/items/0/properties/a\u{2028}"
+            ]
+        );
+        // Prose and names in other scripts: nothing.
+        let clean =
+            json!({"name": "\u{5831}\u{544a}\u{66f8}.pdf", "description": "\u{2800}\u{2028}"});
+        assert!(blank(DescriptorKind::Resource, &clean).is_empty());
     }
 
     #[test]

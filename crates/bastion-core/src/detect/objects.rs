@@ -2,7 +2,8 @@
 //! files, secret-named environment variables), conversation data, and sinks (URLs,
 //! e-mail addresses, tool parameters) that data could be sent to.
 
-use super::phrases::alternation;
+use super::langs;
+use super::phrases::{alternation, alternation_with};
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -23,39 +24,49 @@ pub(crate) enum ObjKind {
 #[derive(Debug, Clone)]
 pub(crate) struct Obj {
     pub start: usize,
+    /// End (exclusive) of the match, in bytes into the sentence.
+    pub end: usize,
     pub kind: ObjKind,
     /// Short text naming the object, for messages.
     pub label: String,
 }
 
 static CRED_STRONG: LazyLock<Regex> = LazyLock::new(|| {
-    alternation(&[
-        r#"~/\.ssh\b[^\s'"`,;)]*"#,
-        r#"\.ssh/[^\s'"`,;)]*"#,
-        r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?:\.pub\b)?",
-        r#"(?:~|\$home|%userprofile%|/home/[^/\s]+|/root|/users/[^/\s]+)/[^\s'"`,;)]*(?:credential|secret|token|passw|\.env|keys?\b|\.aws|\.kube|\.docker|\.npmrc|\.netrc|\.pgpass|\.gnupg|wallet|cookie)[^\s'"`,;)]*"#,
-        r"(?:^|[\s'`(=/])\.env(?:\.[a-z0-9_]+)?\b",
-        r"\.aws/(?:credentials|config)\b",
-        r"\.(?:npmrc|netrc|pgpass|pypirc|git-credentials|gnupg|password-store)\b",
-        r"\.docker/config\.json\b",
-        r"\.kube/config\b",
-        r"/etc/(?:shadow|gshadow|sudoers)\b",
-        r"\bcredentials?\.(?:json|ya?ml|toml|ini|txt|xml|csv|db|env)\b",
-        r"\b(?:private|secret|signing|ssh|gpg|pgp) keys?\b",
-        r"\b(?:seed|recovery|mnemonic) phrases?\b",
-        r"\bwallet\.dat\b|\bkeychain\b|\bkeystore\b",
-        r"\b(?:bash|zsh|fish)_history\b",
-        r"\bcookies?(?:\.sqlite| database| jar| store)\b",
-        r"\b(?:saved|stored|browser) passwords\b|\blogin data\b",
-        r"\b[a-z0-9_.-]+\.(?:pem|p12|pfx|jks|ppk|key)\b",
-    ])
+    alternation_with(
+        &[
+            r#"~/\.ssh\b[^\s'"`,;)\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\x{3000}-\x{303F}]*"#,
+            r#"\.ssh/[^\s'"`,;)\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\x{3000}-\x{303F}]*"#,
+            r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?:\.pub\b)?",
+            // An identifier read as words (`readSshIdRsa`).
+            r"\bid (?:rsa|dsa|ecdsa|ed ?25519)\b",
+            r#"(?:~|\$home|%userprofile%|/home/[^/\s]+|/root|/users/[^/\s]+)/[^\s'"`,;)\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\x{3000}-\x{303F}]*(?:credential|secret|token|passw|\.env|keys?\b|\.aws|\.kube|\.docker|\.npmrc|\.netrc|\.pgpass|\.gnupg|wallet|cookie)[^\s'"`,;)\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\x{3000}-\x{303F}]*"#,
+            r"(?:^|[\s'`(=/])\.env(?:\.[a-z0-9_]+)?\b",
+            r"\.aws/(?:credentials|config)\b",
+            r"\.(?:npmrc|netrc|pgpass|pypirc|git-credentials|gnupg|password-store)\b",
+            r"\.docker/config\.json\b",
+            r"\.kube/config\b",
+            r"/etc/(?:shadow|gshadow|sudoers)\b",
+            r"\bcredentials?\.(?:json|ya?ml|toml|ini|txt|xml|csv|db|env)\b",
+            r"\b(?:private|secret|signing|ssh|gpg|pgp) keys?\b",
+            r"\b(?:seed|recovery|mnemonic) phrases?\b",
+            r"\bwallet\.dat\b|\bkeychain\b|\bkeystore\b",
+            r"\b(?:bash|zsh|fish)_history\b",
+            r"\bcookies?(?:\.sqlite| database| jar| store)\b",
+            r"\b(?:saved|stored|browser) passwords\b|\blogin data\b",
+            r"\b[a-z0-9_.-]+\.(?:pem|p12|pfx|jks|ppk|key)\b",
+        ],
+        langs::CRED_STRONG,
+    )
 });
 
 static CRED_WEAK: LazyLock<Regex> = LazyLock::new(|| {
-    alternation(&[
-        r"\b(?:passwords?|passphrases?|passcodes?|api[ -]?keys?|apikeys?|access tokens?|auth tokens?|bearer tokens?|refresh tokens?|session tokens?|secrets?|tokens?|credentials|environment variables?|env vars?|env variables?|cookies|passworter|passwort|mot de passe|mots de passe|contrasenas?|claves?)\b",
-        r"\bprocess\.env\b|\bos\.environ\b|\bprintenv\b|/proc/self/environ\b",
-    ])
+    alternation_with(
+        &[
+            r"\b(?:passwords?|passphrases?|passcodes?|api[ -]?keys?|apikeys?|access tokens?|auth tokens?|bearer tokens?|refresh tokens?|session tokens?|secrets?|tokens?|credentials|environment variables?|env vars?|env variables?|cookies|passworter|passwort|mot de passe|mots de passe|contrasenas?|claves?)\b",
+            r"\bprocess\.env\b|\bos\.environ\b|\bprintenv\b|/proc/self/environ\b",
+        ],
+        langs::CRED_WEAK,
+    )
 });
 
 /// Identifier-like tokens; secret-named ones are strong credential objects.
@@ -67,23 +78,26 @@ static IDENT: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 static DATA_STRONG: LazyLock<Regex> = LazyLock::new(|| {
-    alternation(&[
-        r"\b(?:the |this |our |your |their |my )?(?:(?:full|entire|complete|whole|current|previous|prior|raw|ongoing) )*(?:conversation|chat|dialog|dialogue)(?: (?:history|log|logs|transcript|so far|context|thread|messages?))*\b",
-        r"\b(?:chat|message|prompt|conversation|session) (?:history|log|logs|transcripts?)\b",
-        r"\b(?:all|every|each)(?: of the| the| of your| your| of the user's| the user's)? (?:(?:previous|prior|earlier|past|other|user|user's) )?(?:messages|prompts|replies|turns)\b",
-        r"\b(?:previous|prior|earlier|past) (?:messages|prompts|turns|exchanges)\b",
-        r"\b(?:the |your )?system prompt\b",
-        r"\byour (?:instructions|system instructions|context window|memory|memories)\b",
-        r"\beverything (?:the user|you) (?:said|wrote|typed|asked|shared)\b",
-        r"\bthe user's (?:full |entire |complete |whole )(?:message|messages|input|prompt|request)s?\b",
-        r"\bthe user's (?:messages|prompts|inputs)\b",
-        r"\b(?:the )?(?:results?|outputs?|responses?) of (?:every|all|each|any|the other|other) (?:other )?(?:tools?|calls?|tool calls?)\b",
-        r"\b(?:den |die )?(?:gesamten |ganzen |kompletten )?(?:chatverlauf|gesprachsverlauf|verlauf|unterhaltung)\b",
-        r"\b(?:l'|l )?(?:historique|integralite) de (?:la )?(?:conversation|discussion)\b",
-        r"\btoute la (?:conversation|discussion)\b",
-        r"\b(?:el )?historial (?:del chat|de (?:la )?conversacion)\b",
-        r"\btoda la conversacion\b",
-    ])
+    alternation_with(
+        &[
+            r"\b(?:the |this |our |your |their |my )?(?:(?:full|entire|complete|whole|current|previous|prior|raw|ongoing) )*(?:conversation|chat|dialog|dialogue)(?: (?:history|log|logs|transcript|so far|context|thread|messages?))*\b",
+            r"\b(?:chat|message|prompt|conversation|session) (?:history|log|logs|transcripts?)\b",
+            r"\b(?:all|every|each)(?: of the| the| of your| your| of the user's| the user's)? (?:(?:previous|prior|earlier|past|other|user|user's) )?(?:messages|prompts|replies|turns)\b",
+            r"\b(?:previous|prior|earlier|past) (?:messages|prompts|turns|exchanges)\b",
+            r"\b(?:the |your )?system prompt\b",
+            r"\byour (?:instructions|system instructions|context window|memory|memories)\b",
+            r"\beverything (?:the user|you) (?:said|wrote|typed|asked|shared)\b",
+            r"\bthe user's (?:full |entire |complete |whole )(?:message|messages|input|prompt|request)s?\b",
+            r"\bthe user's (?:messages|prompts|inputs)\b",
+            r"\b(?:the )?(?:results?|outputs?|responses?) of (?:every|all|each|any|the other|other) (?:other )?(?:tools?|calls?|tool calls?)\b",
+            r"\b(?:den |die )?(?:gesamten |ganzen |kompletten )?(?:chatverlauf|gesprachsverlauf|verlauf|unterhaltung)\b",
+            r"\b(?:l'|l )?(?:historique|integralite) de (?:la )?(?:conversation|discussion)\b",
+            r"\btoute la (?:conversation|discussion)\b",
+            r"\b(?:el )?historial (?:del chat|de (?:la )?conversacion)\b",
+            r"\btoda la conversacion\b",
+        ],
+        langs::DATA_STRONG,
+    )
 });
 
 static DATA_MEDIUM: LazyLock<Regex> = LazyLock::new(|| {
@@ -96,16 +110,23 @@ static DATA_MEDIUM: LazyLock<Regex> = LazyLock::new(|| {
     ])
 });
 
-static URL: LazyLock<Regex> =
-    LazyLock::new(|| alternation(&[r#"\bhttps?://([^\s'"`)>\]/?#]+)[^\s'"`)>\]]*"#]));
+/// Paths and URLs end where Han, kana or Hangul text begins (`~/.ssh/id_rsaを読んで`).
+static URL: LazyLock<Regex> = LazyLock::new(|| {
+    alternation(&[
+        r#"\bhttps?://([^\s'"`)>\]/?#\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\x{3000}-\x{303F}]+)[^\s'"`)>\]\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\x{3000}-\x{303F}]*"#,
+    ])
+});
 static EMAIL: LazyLock<Regex> =
     LazyLock::new(|| alternation(&[r"\b[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}\b"]));
 static PARAM_SINK: LazyLock<Regex> = LazyLock::new(|| {
-    alternation(&[
-        r#"\b(?:into|in|to|as|inside|under) (?:the |this |a |its )?['"`]?[a-z0-9_.-]+['"`]? (?:argument|parameter|param|field|property|variable|arg|input|key)\b"#,
-        r"\b(?:to|into|onto|at the end of|with) (?:this|the|that) (?:default|url|link|endpoint|address|webhook|query string|query|request|uri)\b",
-        r#"\bto ['"`]?[a-z][a-z0-9]*(?:_[a-z0-9]+)+['"`]?"#,
-    ])
+    alternation_with(
+        &[
+            r#"\b(?:into|in|to|as|inside|under) (?:the |this |a |its )?['"`]?[a-z0-9_.-]+['"`]? (?:argument|parameter|param|field|property|variable|arg|input|key)\b"#,
+            r"\b(?:to|into|onto|at the end of|with) (?:this|the|that) (?:default|url|link|endpoint|address|webhook|query string|query|request|uri)\b",
+            r#"\bto ['"`]?[a-z][a-z0-9]*(?:_[a-z0-9]+)+['"`]?"#,
+        ],
+        langs::PARAM_SINK,
+    )
 });
 static ENCODING_SINK: LazyLock<Regex> = LazyLock::new(|| {
     alternation(&[r"\burl-?encoded\b|\bbase64(?:-encoded)?\b|\bwebhook\b|\bquery string\b"])
@@ -209,6 +230,7 @@ pub(crate) fn find_objects(sentence: &str) -> Vec<Obj> {
         }
         out.push(Obj {
             start: m.start(),
+            end: m.end(),
             kind: ObjKind::CredStrong,
             label: clip(m.as_str(), 60),
         });
@@ -218,6 +240,7 @@ pub(crate) fn find_objects(sentence: &str) -> Vec<Obj> {
             let label = clip(m.as_str(), 60).to_ascii_uppercase();
             out.push(Obj {
                 start: m.start(),
+                end: m.end(),
                 kind: ObjKind::CredStrong,
                 label,
             });
@@ -226,6 +249,7 @@ pub(crate) fn find_objects(sentence: &str) -> Vec<Obj> {
     for m in CRED_WEAK.find_iter(sentence) {
         out.push(Obj {
             start: m.start(),
+            end: m.end(),
             kind: ObjKind::CredWeak,
             label: clip(m.as_str(), 40),
         });
@@ -236,6 +260,7 @@ pub(crate) fn find_objects(sentence: &str) -> Vec<Obj> {
         }
         out.push(Obj {
             start: m.start(),
+            end: m.end(),
             kind: ObjKind::DataStrong,
             label: clip(m.as_str(), 60),
         });
@@ -243,6 +268,7 @@ pub(crate) fn find_objects(sentence: &str) -> Vec<Obj> {
     for m in DATA_MEDIUM.find_iter(sentence) {
         out.push(Obj {
             start: m.start(),
+            end: m.end(),
             kind: ObjKind::DataMedium,
             label: clip(m.as_str(), 60),
         });

@@ -2,11 +2,15 @@
 //! instruction-like text aimed at the model is built from.
 //!
 //! Each table below is one signal class, with English, German, French and Spanish
-//! phrasings written in folded form (lower case, no accents). A signal on its own says
-//! little; [`super::instruction`] and [`super::result_text`] combine them into findings.
-//! Patterns are compiled once ([`LazyLock`]); matching is linear in the text length
-//! (`regex` crate guarantees).
+//! phrasings written in folded form (lower case, no accents); the core tables also take
+//! the other languages of [`super::langs`]. Every pattern passes through
+//! [`super::fold::fold_pattern`], so non-ASCII runs (Cyrillic, CJK, Hangul) may be
+//! written in natural spelling. A signal on its own says little; [`super::instruction`]
+//! and [`super::result_text`] combine them into findings. Patterns are compiled once
+//! ([`LazyLock`]); matching is linear in the text length (`regex` crate guarantees).
 
+use super::fold::fold_pattern;
+use super::langs;
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -57,13 +61,24 @@ pub(crate) enum Sig {
     /// A standing order about other tools that only reorders or prefers ("always call this
     /// tool before any other tool").
     ShadowWeak,
+    /// A precondition, coercion or tool call that is only a plain prerequisite of the
+    /// described tool ("before calling this tool, call `list_indexes` to get the name"):
+    /// documentation, recorded instead of those signals in descriptor text.
+    Prerequisite,
 }
 
-/// Builds one case-sensitive regex from alternatives (the input is already folded).
+/// Builds one case-sensitive regex from alternatives, written in folded form (non-ASCII
+/// runs are folded by [`fold_pattern`]).
 pub(crate) fn alternation(parts: &[&str]) -> Regex {
+    alternation_with(parts, &[])
+}
+
+/// [`alternation`] of `parts` and then `more` (another module's alternatives).
+pub(crate) fn alternation_with(parts: &[&str], more: &[&str]) -> Regex {
     let joined = parts
         .iter()
-        .map(|p| format!("(?:{p})"))
+        .chain(more)
+        .map(|p| format!("(?:{})", fold_pattern(p)))
         .collect::<Vec<_>>()
         .join("|");
     Regex::new(&joined).unwrap_or_else(|e| panic!("built-in pattern does not compile: {e}"))
@@ -173,67 +188,76 @@ pub(crate) static TRIGGER: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 pub(crate) static OVERRIDE: LazyLock<Regex> = LazyLock::new(|| {
-    alternation(&[
-        r"\b(?:ignore|disregard|forget|override|bypass|skip)\s+(?:(?:all|any|the|of|my|these|those)\s+)*(?:(?:previous|prior|above|earlier|preceding|former|original|initial|existing|system|safety|developer|your|old)\s+)+(?:instructions?|prompts?|rules|directions|guidelines|directives|guardrails|restrictions|constraints|policies|programming|system prompt|messages|orders)\b",
-        r"\bforget (?:everything|all)(?: you (?:were|have been) told| above| before| previous| prior| your instructions)\b",
-        r"\byou are now (?:in )?(?:dan|developer mode|an? unrestricted|jailbroken|free from|no longer bound)",
-        r"\bnew (?:system )?instructions?\s*:",
-        r"\b(?:system|developer|admin) override\b",
-        r"\benable (?:developer|god|admin|debug) mode\b",
-        r"\bignorier\w* (?:alle |die |samtliche |deine |ihre )*(?:vorherigen|vorigen|bisherigen|obigen|fruheren|vorangegangenen|ursprunglichen) (?:anweisungen|instruktionen|befehle|regeln|vorgaben)\b",
-        r"\bvergiss (?:alle|alles)(?: bisherigen| vorherigen)?\b",
-        r"\bignore[rz]? (?:toutes |tous )?(?:les |vos |tes )?(?:instructions|consignes|regles|directives) (?:precedentes|anterieures|initiales|ci-dessus)\b",
-        r"\boublie[rz]? (?:toutes |tous )?(?:les |vos |tes )?(?:instructions|consignes|regles)\b",
-        r"\bignora[r]? (?:todas )?(?:las |tus )?(?:instrucciones|indicaciones|reglas|ordenes) (?:anteriores|previas|iniciales)\b",
-        r"\bolvida (?:todas )?(?:las |tus )?(?:instrucciones|indicaciones|reglas)\b",
-    ])
+    alternation_with(
+        &[
+            r"\b(?:ignore|disregard|forget|override|bypass|skip)\s+(?:(?:all|any|the|of|my|these|those)\s+)*(?:(?:previous|prior|above|earlier|preceding|former|original|initial|existing|system|safety|developer|your|old)\s+)+(?:instructions?|prompts?|rules|directions|guidelines|directives|guardrails|restrictions|constraints|policies|programming|system prompt|messages|orders)\b",
+            r"\bforget (?:everything|all)(?: you (?:were|have been) told| above| before| previous| prior| your instructions)\b",
+            r"\byou are now (?:in )?(?:dan|developer mode|an? unrestricted|jailbroken|free from|no longer bound)",
+            r"\bnew (?:system )?instructions?\s*:",
+            r"\b(?:system|developer|admin) override\b",
+            r"\benable (?:developer|god|admin|debug) mode\b",
+            r"\bignorier\w* (?:alle |die |samtliche |deine |ihre )*(?:vorherigen|vorigen|bisherigen|obigen|fruheren|vorangegangenen|ursprunglichen) (?:anweisungen|instruktionen|befehle|regeln|vorgaben)\b",
+            r"\bvergiss (?:alle|alles)(?: bisherigen| vorherigen)?\b",
+            r"\bignore[rz]? (?:toutes |tous )?(?:les |vos |tes )?(?:instructions|consignes|regles|directives) (?:precedentes|anterieures|initiales|ci-dessus)\b",
+            r"\boublie[rz]? (?:toutes |tous )?(?:les |vos |tes )?(?:instructions|consignes|regles)\b",
+            r"\bignora[r]? (?:todas )?(?:las |tus )?(?:instrucciones|indicaciones|reglas|ordenes) (?:anteriores|previas|iniciales)\b",
+            r"\bolvida (?:todas )?(?:las |tus )?(?:instrucciones|indicaciones|reglas)\b",
+        ],
+        langs::OVERRIDE,
+    )
 });
 
 const USER: &str = r"(?:user|users|human|customer|operator|owner|requester)";
 
 pub(crate) static CONCEAL_STRONG: LazyLock<Regex> = LazyLock::new(|| {
-    alternation(&[
-        &format!(
-            r"\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|no need to)\s+(?:\S+\s+){{0,2}}?(?:tell|telling|inform|informing|mention|mentioning|notify|notifying|alert|alerting|warn|warning|reveal|revealing|disclose|disclosing|report|reporting|explain|explaining)\b(?:\s+\S+){{0,4}}?\s+(?:the |to the |your |to your |to )?{USER}\b"
-        ),
-        &format!(
-            r"\b(?:do not|don't|dont|never) let (?:the |your )?{USER} (?:know|see|notice|find out)\b"
-        ),
-        &format!(
-            r"\bwithout (?:the |your )?{USER}(?:'s)? (?:knowing|noticing|knowledge|realizing|seeing|being aware|finding out|awareness|being told)\b"
-        ),
-        &format!(r"\bwithout (?:telling|informing|notifying|alerting) (?:the |your )?{USER}\b"),
-        &format!(
-            r"\b(?:keep|hide|conceal) (?:this|it|that|these|the \S+)(?: \S+)? (?:secret |hidden |confidential |private )?from (?:the |your )?{USER}\b"
-        ),
-        &format!(
-            r"\b(?:the |your )?{USER} (?:must not|should not|shouldn't|mustn't|may not|must never|should never) (?:know|see|find out|notice|learn|be told|be informed)\b"
-        ),
-        &format!(r"\bthe {USER} (?:doesn't|does not|don't) need to know\b"),
-        r"\b(?:sag|sage|sagen sie|erzahl|erzahle|erzahlen sie|erwahne|erwahnen sie|informiere|informieren sie|verrate|verraten sie|teile|teilen sie|zeige|zeigen sie)\b(?:\s+\S+){0,4}?\s+(?:dem|den|der) (?:benutzer|nutzer|anwender|user|kunden)\w*\b(?:\s+\S+){0,4}?\s+(?:nichts|nicht|niemals)\b",
-        r"\b(?:dem|den) (?:benutzer|nutzer|anwender|kunden)\w* (?:nichts|nicht|niemals) (?:davon |daruber )?(?:sagen|erzahlen|mitteilen|erwahnen|verraten|zeigen)\b",
-        r"\bohne dass (?:der|die) (?:benutzer|nutzer|anwender|kunde)\w* (?:es |das |davon |dies )?(?:merkt|weiss|erfahrt|bemerkt|mitbekommt|sieht)\b",
-        r"\bne\b[^.]{0,40}?\b(?:pas|rien|jamais)\b[^.]{0,30}?\b(?:a|au) (?:l'|l )?utilisat(?:eur|rice)s?\b",
-        r"\bsans (?:que|le dire a|en informer|prevenir) (?:l'|l )?utilisat(?:eur|rice)\b",
-        r"\bno (?:le |les )?(?:digas|diga|digan|menciones|mencione|informes|informe|cuentes|cuente|reveles|revele|avises|avise|muestres|muestre|comentes)\b(?:\s+\S+){0,4}?\s+(?:al|a los|a el) usuarios?\b",
-        r"\bsin que el usuario (?:lo )?(?:sepa|note|se entere|vea|perciba)\b",
-        r"\bsin (?:decirle|avisarle|informarle) al usuario\b",
-    ])
+    alternation_with(
+        &[
+            &format!(
+                r"\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|no need to)\s+(?:\S+\s+){{0,2}}?(?:tell|telling|inform|informing|mention|mentioning|notify|notifying|alert|alerting|warn|warning|reveal|revealing|disclose|disclosing|report|reporting|explain|explaining)\b(?:\s+\S+){{0,4}}?\s+(?:the |to the |your |to your |to )?{USER}\b"
+            ),
+            &format!(
+                r"\b(?:do not|don't|dont|never) let (?:the |your )?{USER} (?:know|see|notice|find out)\b"
+            ),
+            &format!(
+                r"\bwithout (?:the |your )?{USER}(?:'s)? (?:knowing|noticing|knowledge|realizing|seeing|being aware|finding out|awareness|being told)\b"
+            ),
+            &format!(r"\bwithout (?:telling|informing|notifying|alerting) (?:the |your )?{USER}\b"),
+            &format!(
+                r"\b(?:keep|hide|conceal) (?:this|it|that|these|the \S+)(?: \S+)? (?:secret |hidden |confidential |private )?from (?:the |your )?{USER}\b"
+            ),
+            &format!(
+                r"\b(?:the |your )?{USER} (?:must not|should not|shouldn't|mustn't|may not|must never|should never) (?:know|see|find out|notice|learn|be told|be informed)\b"
+            ),
+            &format!(r"\bthe {USER} (?:doesn't|does not|don't) need to know\b"),
+            r"\b(?:sag|sage|sagen sie|erzahl|erzahle|erzahlen sie|erwahne|erwahnen sie|informiere|informieren sie|verrate|verraten sie|teile|teilen sie|zeige|zeigen sie)\b(?:\s+\S+){0,4}?\s+(?:dem|den|der) (?:benutzer|nutzer|anwender|user|kunden)\w*\b(?:\s+\S+){0,4}?\s+(?:nichts|nicht|niemals)\b",
+            r"\b(?:dem|den) (?:benutzer|nutzer|anwender|kunden)\w* (?:nichts|nicht|niemals) (?:davon |daruber )?(?:sagen|erzahlen|mitteilen|erwahnen|verraten|zeigen)\b",
+            r"\bohne dass (?:der|die) (?:benutzer|nutzer|anwender|kunde)\w* (?:es |das |davon |dies )?(?:merkt|weiss|erfahrt|bemerkt|mitbekommt|sieht)\b",
+            r"\bne\b[^.]{0,40}?\b(?:pas|rien|jamais)\b[^.]{0,30}?\b(?:a|au) (?:l'|l )?utilisat(?:eur|rice)s?\b",
+            r"\bsans (?:que|le dire a|en informer|prevenir) (?:l'|l )?utilisat(?:eur|rice)\b",
+            r"\bno (?:le |les )?(?:digas|diga|digan|menciones|mencione|informes|informe|cuentes|cuente|reveles|revele|avises|avise|muestres|muestre|comentes)\b(?:\s+\S+){0,4}?\s+(?:al|a los|a el) usuarios?\b",
+            r"\bsin que el usuario (?:lo )?(?:sepa|note|se entere|vea|perciba)\b",
+            r"\bsin (?:decirle|avisarle|informarle) al usuario\b",
+        ],
+        langs::CONCEAL_STRONG,
+    )
 });
 
 pub(crate) static CONCEAL_WEAK: LazyLock<Regex> = LazyLock::new(|| {
-    alternation(&[
-        r"\b(?:do not|don't|dont|never|must not)\s+(?:mention|reveal|disclose|acknowledge|discuss|explain|report|show|display|log)\s+(?:this|it|that|these|them|the (?:rule|instruction|step|note|above|following))\b",
-        r"\bthis (?:is )?(?:an? )?(?:internal|secret|confidential|hidden) (?:\S+ )?(?:rule|instruction|step|note|detail|requirement|process|procedure|policy|directive)\b",
-        r"\b(?:secretly|silently|covertly|quietly|discreetly|invisibly|stealthily)\b",
-        r"\bkeep (?:this|it|that) (?:a )?(?:secret|hidden|confidential|between us)\b",
-        r"\berwahne (?:das|dies|es) (?:nicht|niemals)\b",
-        r"\b(?:heimlich|unbemerkt|stillschweigend)\b",
-        r"\bne (?:le |la |les |l')?(?:mentionne[zr]?|dis|dites|revele[z]?) (?:pas|jamais)\b",
-        r"\b(?:secretement|discretement|en secret)\b",
-        r"\bno (?:lo |la )?(?:menciones|mencione|digas|reveles)\b",
-        r"\b(?:en secreto|secretamente|sigilosamente)\b",
-    ])
+    alternation_with(
+        &[
+            r"\b(?:do not|don't|dont|never|must not)\s+(?:mention|reveal|disclose|acknowledge|discuss|explain|report|show|display|log)\s+(?:this|it|that|these|them|the (?:rule|instruction|step|note|above|following))\b",
+            r"\bthis (?:is )?(?:an? )?(?:internal|secret|confidential|hidden) (?:\S+ )?(?:rule|instruction|step|note|detail|requirement|process|procedure|policy|directive)\b",
+            r"\b(?:secretly|silently|covertly|quietly|discreetly|invisibly|stealthily)\b",
+            r"\bkeep (?:this|it|that) (?:a )?(?:secret|hidden|confidential|between us)\b",
+            r"\berwahne (?:das|dies|es) (?:nicht|niemals)\b",
+            r"\b(?:heimlich|unbemerkt|stillschweigend)\b",
+            r"\bne (?:le |la |les |l')?(?:mentionne[zr]?|dis|dites|revele[z]?) (?:pas|jamais)\b",
+            r"\b(?:secretement|discretement|en secret)\b",
+            r"\bno (?:lo |la )?(?:menciones|mencione|digas|reveles)\b",
+            r"\b(?:en secreto|secretamente|sigilosamente)\b",
+        ],
+        langs::CONCEAL_WEAK,
+    )
 });
 
 pub(crate) static PSEUDO_TAG: LazyLock<Regex> = LazyLock::new(|| {
@@ -332,22 +356,28 @@ pub(crate) static RUN_COMMAND: LazyLock<Regex> = LazyLock::new(|| {
 
 /// Imperative (base-form) verbs that read or reveal data.
 pub(crate) static READ_VERB: LazyLock<Regex> = LazyLock::new(|| {
-    alternation(&[
-        r"\b(?:read|open|cat|print|output|echo|dump|display|show|reveal|copy|paste|include|attach|send|upload|leak|exfiltrate|fetch|get|retrieve|extract|grab|collect|access|load|return|give|share|export|encode|list|type out|look up|write out)\b",
-        r"\b(?:lies|lese|offne|zeige|gib|kopiere|sende|schicke)\b",
-        r"\b(?:lis|lisez|ouvre|ouvrez|affiche|affichez|copie|copiez|envoie|envoyez|imprime)\b",
-        r"\b(?:lee|lea|abre|abra|muestra|muestre|copia|copie|envia|envie|imprime)\b",
-    ])
+    alternation_with(
+        &[
+            r"\b(?:read|open|cat|print|output|echo|dump|display|show|reveal|copy|paste|include|attach|send|upload|leak|exfiltrate|fetch|get|retrieve|extract|grab|collect|access|load|return|give|share|export|encode|list|type out|look up|write out)\b",
+            r"\b(?:lies|lese|offne|zeige|gib|kopiere|sende|schicke)\b",
+            r"\b(?:lis|lisez|ouvre|ouvrez|affiche|affichez|copie|copiez|envoie|envoyez|imprime)\b",
+            r"\b(?:lee|lea|abre|abra|muestra|muestre|copia|copie|envia|envie|imprime)\b",
+        ],
+        &[langs::READ_VERB, langs::CJK_READ_VERB].concat(),
+    )
 });
 
 /// Imperative verbs that move data somewhere.
 pub(crate) static TRANSFER_VERB: LazyLock<Regex> = LazyLock::new(|| {
-    alternation(&[
-        r"\b(?:send|append|include|put|copy|paste|add|attach|upload|post|forward|pass|embed|encode|set|insert|write|submit|transmit|share|email|report|leak|exfiltrate|fill|place|store|dump|log|prepend)\b",
-        r"\b(?:sende|schicke|fuge|hange|kopiere|ubermittle)\b",
-        r"\b(?:envoie|envoyez|ajoute|ajoutez|copie|copiez|transmets|transmettez)\b",
-        r"\b(?:envia|envie|agrega|agregue|anade|copia|copie|incluye|incluya)\b",
-    ])
+    alternation_with(
+        &[
+            r"\b(?:send|append|include|put|copy|paste|add|attach|upload|post|forward|pass|embed|encode|set|insert|write|submit|transmit|share|email|report|leak|exfiltrate|fill|place|store|dump|log|prepend)\b",
+            r"\b(?:sende|schicke|fuge|hange|kopiere|ubermittle)\b",
+            r"\b(?:envoie|envoyez|ajoute|ajoutez|copie|copiez|transmets|transmettez)\b",
+            r"\b(?:envia|envie|agrega|agregue|anade|copia|copie|incluye|incluya)\b",
+        ],
+        &[langs::TRANSFER_VERB, langs::CJK_TRANSFER_VERB].concat(),
+    )
 });
 
 #[cfg(test)]

@@ -41,7 +41,7 @@ use std::sync::LazyLock;
 
 /// The boundaries an anchor needs around it in the folded text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Bound {
+pub(super) enum Bound {
     /// Anywhere.
     Any,
     /// At the start of a word (`\b` before it).
@@ -94,7 +94,7 @@ pub(crate) mod family {
 
 /// Anchor groups that only count together with another one (bit flags above the
 /// families).
-mod group {
+pub(super) mod group {
     /// A user word, for English concealment ("… the user").
     pub(crate) const USER: u64 = 1 << 16;
     /// A negation or `without`/`from`, for English concealment.
@@ -172,19 +172,31 @@ pub(crate) fn families(mask: u64) -> u64 {
 
 /// The anchor table under construction.
 #[derive(Default)]
-struct Table {
+pub(super) struct Table {
     anchors: Vec<(String, Bound, u64)>,
 }
 
 impl Table {
-    fn add(&mut self, bound: Bound, group: u64, words: &[&str]) {
+    /// Adds `words` as anchors. Non-ASCII words are written in natural spelling and
+    /// added in every form folding gives them ([`super::fold::fold_anchor`]).
+    pub(super) fn add(&mut self, bound: Bound, group: u64, words: &[&str]) {
         for w in words {
-            self.anchors.push(((*w).to_owned(), bound, group));
+            self.push(w, bound, group);
+        }
+    }
+
+    fn push(&mut self, word: &str, bound: Bound, group: u64) {
+        if word.is_ascii() {
+            self.anchors.push((word.to_owned(), bound, group));
+        } else {
+            for form in super::fold::fold_anchor(word) {
+                self.anchors.push((form, bound, group));
+            }
         }
     }
 
     /// Every concatenation of one item from each part, in order.
-    fn product(&mut self, bound: Bound, group: u64, parts: &[&[&str]]) {
+    pub(super) fn product(&mut self, bound: Bound, group: u64, parts: &[&[&str]]) {
         let mut acc = vec![String::new()];
         for part in parts {
             acc = acc
@@ -193,7 +205,7 @@ impl Table {
                 .collect();
         }
         for w in acc {
-            self.anchors.push((w, bound, group));
+            self.push(&w, bound, group);
         }
     }
 }
@@ -933,6 +945,10 @@ fn objects(t: &mut Table) {
             "id_dsa",
             "id_ecdsa",
             "id_ed25519",
+            "id rsa",
+            "id dsa",
+            "id ecdsa",
+            "id ed",
             "credential",
             "private key",
             "secret key",
@@ -1156,6 +1172,7 @@ fn table() -> Vec<(String, Bound, u64)> {
     let mut t = Table::default();
     phrases(&mut t);
     objects(&mut t);
+    super::langs::anchors(&mut t);
     // One pattern per (text, boundary), groups merged.
     let mut merged: Vec<(String, Bound, u64)> = Vec::with_capacity(t.anchors.len());
     for (text, bound, g) in t.anchors {

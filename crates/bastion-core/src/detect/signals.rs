@@ -7,7 +7,8 @@
 //! the pattern families those anchors allow; `analyze_full` (tests) runs every
 //! pattern on every sentence of the reference folding, and yields the same signals.
 
-use super::fold::{fold, fold_into};
+use super::fold::{fold, fold_anchor, fold_into};
+use super::langs;
 use super::objects::{Obj, ObjKind, address_target, find_objects, find_sink};
 use super::phrases::{
     ADDRESS, ADDRESS_THIRD, CHAT_ROLE, COERCION, COERCION_ARGUMENTS, CONCEAL_STRONG, CONCEAL_WEAK,
@@ -17,6 +18,8 @@ use super::phrases::{
 };
 use super::prefilter::family as F;
 use regex::Regex;
+use std::collections::HashSet;
+use std::ops::Range;
 use std::sync::LazyLock;
 
 /// One signal with the short evidence text that triggered it (folded, clipped).
@@ -73,14 +76,28 @@ fn clip(s: &str, max: usize) -> String {
     out
 }
 
-/// Tokens that cancel an imperative verb that follows them within the clause.
+/// Tokens that cancel an imperative verb that follows them within the clause (with those
+/// of [`langs::NEGATIONS`]).
 const NEGATIONS: &[&str] = &[
     "not", "never", "no", "nor", "without", "cannot", "neither", "nicht", "nie", "pas", "jamais",
 ];
 /// After a negation, these make a double negative ("don't forget to read").
 const DOUBLE_NEGATIVE: &[&str] = &["forget", "fail", "hesitate", "neglect", "omit"];
-/// Words before a verb that make it a capability statement, not an instruction.
+/// Words before a verb that make it a capability statement, not an instruction (with
+/// those of [`langs::CAPABILITY`]).
 const CAPABILITY: &[&str] = &["can", "could", "may", "might", "cannot"];
+
+/// Folded forms of a word list and those of another module's list.
+fn word_set(a: &[&str], b: &[&str]) -> HashSet<String> {
+    a.iter().chain(b).flat_map(|w| fold_anchor(w)).collect()
+}
+
+static NEGATION_WORDS: LazyLock<HashSet<String>> =
+    LazyLock::new(|| word_set(NEGATIONS, langs::NEGATIONS));
+static CAPABILITY_WORDS: LazyLock<HashSet<String>> =
+    LazyLock::new(|| word_set(CAPABILITY, langs::CAPABILITY));
+static PREPOSITION_WORDS: LazyLock<HashSet<String>> =
+    LazyLock::new(|| word_set(PREPOSITIONS, langs::PREPOSITIONS));
 
 static CAPABILITY_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
     super::phrases::alternation(&[
@@ -100,11 +117,11 @@ fn verb_is_cancelled(sentence: &str, at: usize) -> bool {
         .filter(|w| !w.is_empty())
         .collect();
     let window = &words[words.len().saturating_sub(6)..];
-    if window.last().is_some_and(|w| CAPABILITY.contains(w)) {
+    if window.last().is_some_and(|w| CAPABILITY_WORDS.contains(*w)) {
         return true;
     }
     for (i, w) in window.iter().enumerate() {
-        if NEGATIONS.contains(w) || w.ends_with("n't") || *w == "dont" || *w == "doesnt" {
+        if NEGATION_WORDS.contains(*w) || w.ends_with("n't") || *w == "dont" || *w == "doesnt" {
             let next = window.get(i + 1).copied().unwrap_or("");
             if !DOUBLE_NEGATIVE.contains(&next) {
                 return true;
@@ -134,6 +151,31 @@ fn objects_after(objects: &[Obj], from: usize) -> impl Iterator<Item = &Obj> + C
         .take_while(move |o| o.start - from <= WINDOW_BYTES)
 }
 
+/// Objects near a CJK verb, on either side: the object may come first (Japanese,
+/// Korean, Chinese `把 …`).
+fn objects_around(objects: &[Obj], start: usize, end: usize) -> Vec<&Obj> {
+    let first = objects.partition_point(|o| o.start + WINDOW_BYTES < start);
+    let before = objects[first..].iter().take_while(|o| o.start < start);
+    before.chain(objects_after(objects, end)).collect()
+}
+
+/// Whether a negation that follows its verb ([`langs::POST_NEGATIONS`]: "stuur het
+/// gesprek niet door") stands between a verb ending at `from` and the word after its
+/// object, which ends at `to`.
+fn negated_between(sentence: &str, from: usize, to: usize) -> bool {
+    if to <= from {
+        return false;
+    }
+    // The word after the object, looked for within a bounded stretch.
+    let tail = &sentence[to..floor_boundary(sentence, (to + 64).min(sentence.len()))];
+    let next = tail.trim_start();
+    let word = next.find(char::is_whitespace).unwrap_or(next.len());
+    let end = to + (tail.len() - next.len()) + word;
+    sentence[from..end]
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| langs::POST_NEGATIONS.contains(&w))
+}
+
 /// Number of words between two byte offsets.
 fn words_between(sentence: &str, from: usize, to: usize) -> usize {
     if to <= from {
@@ -160,23 +202,44 @@ fn governing_preposition(sentence: &str, at: usize) -> Option<&str> {
         .filter(|w| !w.is_empty())
         .rev()
         .find(|w| !DETERMINERS.contains(w))
-        .filter(|w| PREPOSITIONS.contains(w))
+        .filter(|w| PREPOSITION_WORDS.contains(*w))
 }
 
-/// Analyzes `text`. `own_name` is the name of the described tool, so references to it are
-/// not taken as references to other tools.
+/// Analyzes `text` as third-party text (tool results). `own_name` is the name of the
+/// described tool, so references to it are not taken as references to other tools.
 ///
 /// Only the sentences that [`super::prefilter`] finds anchors in are analyzed, each only
 /// for the families its anchors allow; the rest cannot produce a signal, so the result
 /// is that of analyzing every sentence (`analyze_full`, which the tests compare it
 /// with).
 pub(crate) fn analyze(text: &str, own_name: Option<&str>) -> Signals {
+    analyze_with(text, own_name, Mode::Result)
+}
+
+/// [`analyze`] for a descriptor's own text, where a plain prerequisite of the described
+/// tool ("before calling this tool, call `list_indexes` to get the name") is
+/// documentation: its precondition, coercion and tool call are recorded as
+/// [`Sig::Prerequisite`] instead.
+pub(crate) fn analyze_descriptor(text: &str, own_name: Option<&str>) -> Signals {
+    analyze_with(text, own_name, Mode::Descriptor)
+}
+
+/// Whose text is analyzed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    /// Third-party text (tool results).
+    Result,
+    /// A descriptor's own text.
+    Descriptor,
+}
+
+fn analyze_with(text: &str, own_name: Option<&str>, mode: Mode) -> Signals {
     let own = own_name.map(fold);
     let mut signals = Signals::default();
     with_buffer(|folded| {
         fold_into(text, folded);
         super::prefilter::candidate_sentences(folded, |sentence, families| {
-            analyze_sentence(sentence, own.as_deref(), families, &mut signals);
+            analyze_sentence(sentence, own.as_deref(), families, mode, &mut signals);
         });
     });
     signals
@@ -204,21 +267,22 @@ fn with_buffer<R>(f: impl FnOnce(&mut String) -> R) -> R {
 /// Largest folded-text buffer kept per thread between scans.
 const KEPT_BUFFER: usize = 8 << 20;
 
-/// [`analyze`] without the prefilter: every sentence gets the full analysis.
+/// [`analyze`] (or [`analyze_descriptor`]) without the prefilter: every sentence gets the
+/// full analysis.
 #[cfg(test)]
-pub(crate) fn analyze_full(text: &str, own_name: Option<&str>) -> Signals {
+pub(crate) fn analyze_full(text: &str, own_name: Option<&str>, mode: Mode) -> Signals {
     let folded = super::fold::reference_fold(text);
     let own = own_name.map(super::fold::reference_fold);
     let mut signals = Signals::default();
     for sentence in super::fold::sentences(&folded) {
-        analyze_sentence(sentence, own.as_deref(), F::ALL, &mut signals);
+        analyze_sentence(sentence, own.as_deref(), F::ALL, mode, &mut signals);
     }
     signals
 }
 
 /// Records the signals of one folded sentence, running only the patterns of `families`
 /// (see [`super::prefilter::families`]: the others cannot match this sentence).
-fn analyze_sentence(s: &str, own: Option<&str>, families: u64, out: &mut Signals) {
+fn analyze_sentence(s: &str, own: Option<&str>, families: u64, mode: Mode, out: &mut Signals) {
     let simple: [(&LazyLock<Regex>, Sig, u64); 14] = [
         (&ADDRESS, Sig::Address, F::ADDRESS),
         (&ADDRESS_THIRD, Sig::AddressThird, F::ADDRESS_THIRD),
@@ -235,19 +299,34 @@ fn analyze_sentence(s: &str, own: Option<&str>, families: u64, out: &mut Signals
         (&TOOL_CALL, Sig::ToolCall, F::TOOL_CALL),
         (&RUN_COMMAND, Sig::RunCommand, F::RUN_COMMAND),
     ];
+    // A plain prerequisite of the described tool: what it says is documentation.
+    let documentation = if mode == Mode::Descriptor
+        && families & (F::PRECONDITION | F::COERCION | F::TOOL_CALL) != 0
+    {
+        prerequisites(s, own)
+    } else {
+        Vec::new()
+    };
+    let documented = |m: &regex::Match<'_>| {
+        documentation
+            .iter()
+            .any(|r| r.start <= m.start() && m.end() <= r.end)
+    };
     for (re, sig, family) in simple {
-        if families & family != 0
-            && let Some(m) = re.find(s)
-        {
+        if families & family == 0 {
+            continue;
+        }
+        if !documentation.is_empty() && matches!(sig, Sig::Precondition | Sig::ToolCall) {
+            record_outside(re.find_iter(s), sig, &documented, out);
+        } else if let Some(m) = re.find(s) {
             out.push(sig, m.as_str());
         }
     }
-    if families & F::COERCION != 0
-        && let Some(m) = COERCION
+    if families & F::COERCION != 0 {
+        let coercions = COERCION
             .find_iter(s)
-            .find(|m| !COERCION_ARGUMENTS.is_match(&s[m.start()..]))
-    {
-        out.push(Sig::Coercion, m.as_str());
+            .filter(|m| !COERCION_ARGUMENTS.is_match(&s[m.start()..]));
+        record_outside(coercions, Sig::Coercion, &documented, out);
     }
     if families & F::CONCEAL_STRONG != 0 {
         conceal_strong(s, out);
@@ -258,6 +337,110 @@ fn analyze_sentence(s: &str, own: Option<&str>, families: u64, out: &mut Signals
     if families & F::SHADOW != 0 {
         shadowing(s, own, out);
     }
+}
+
+/// Records the first of `matches` that is not `documented` as `sig`; when all are, the
+/// first as [`Sig::Prerequisite`].
+fn record_outside<'s>(
+    matches: impl Iterator<Item = regex::Match<'s>>,
+    sig: Sig,
+    documented: &impl Fn(&regex::Match<'s>) -> bool,
+    out: &mut Signals,
+) {
+    let mut first_documented = None;
+    for m in matches {
+        if !documented(&m) {
+            out.push(sig, m.as_str());
+            return;
+        }
+        first_documented.get_or_insert(m);
+    }
+    if let Some(m) = first_documented {
+        out.push(Sig::Prerequisite, m.as_str());
+    }
+}
+
+/// Words that cannot be the tool a prerequisite names ("call this tool first").
+const NOT_A_TOOL_NAME: &[&str] = &[
+    "this",
+    "it",
+    "that",
+    "the",
+    "a",
+    "an",
+    "any",
+    "all",
+    "every",
+    "each",
+    "another",
+    "other",
+    "them",
+    "these",
+    "those",
+    "me",
+    "us",
+    "something",
+    "anything",
+    "everything",
+    "tool",
+    "tools",
+    "here",
+    "now",
+    "again",
+    "first",
+];
+
+/// Plain prerequisites of the described tool, the named tool in group 1, each starting
+/// a sentence or a clause: "before calling this tool, call `list_indexes` to see which
+/// indexes exist", "use `list_projects` to get an id before calling this tool", "first,
+/// call `get_schema`".
+static PREREQUISITE: LazyLock<[Regex; 3]> = LazyLock::new(|| {
+    let this = r"(?:this (?:tool|function|endpoint|operation|method|command|api)|it)";
+    let call = r"(?:call|use|run|invoke|execute|query)";
+    let modal = r"(?:(?:please|you (?:must|should|need to|have to|will need to|may need to|might need to|can|may)|it is (?:recommended|best) to|make sure to|be sure to),? )?";
+    let name = r#"(`[a-z0-9_.:/-]+`|'[a-z0-9_.:/-]+'|"[a-z0-9_.:/-]+"|[a-z][a-z0-9]*(?:[_.:-][a-z0-9]+)*)"#;
+    let kind = r"(?: (?:tool|function|endpoint|method|command))?";
+    let lead = r"(?:^(?:[a-z]+:\s*)?|[,;]\s*(?:and |then |and then )?|\b(?:and|then) )";
+    let before_this = format!(
+        r"before (?:you )?(?:call|calling|use|using|invoke|invoking|run|running|execute|executing|query|querying) {this}\b"
+    );
+    [
+        format!(
+            r"{lead}{before_this},? {modal}(?:first,? )?{call} (?:the )?{name}{kind}(?: first)?"
+        ),
+        format!(
+            r"{lead}{modal}(?:first,? )?{call} (?:the )?{name}{kind}(?: first)?(?:,? (?:to|in order to) [^,;]{{1,80}}?)?,? {before_this}"
+        ),
+        format!(r"{lead}first,? {modal}{call} (?:the )?{name}{kind}"),
+    ]
+    .map(|p| super::phrases::alternation(&[&p]))
+});
+
+/// The parts of a sentence that are plain prerequisites of the described tool: each
+/// names one tool to call first, and the sentence mentions no other tools or servers
+/// and moves no secret or conversation data.
+fn prerequisites(s: &str, own: Option<&str>) -> Vec<Range<usize>> {
+    if !(s.contains("before") || s.contains("first")) {
+        return Vec::new();
+    }
+    let mut out: Vec<Range<usize>> = PREREQUISITE
+        .iter()
+        .flat_map(|re| re.captures_iter(s))
+        .filter(|c| {
+            let name = c[1].trim_matches(['`', '\'', '"']);
+            !NOT_A_TOOL_NAME.contains(&name) && !own.is_some_and(|own| same_tool(name, own))
+        })
+        .filter_map(|c| c.get(0).map(|m| m.range()))
+        .collect();
+    if out.is_empty()
+        || OTHER_REF.is_match(s)
+        || find_objects(s)
+            .iter()
+            .any(|o| matches!(o.kind, ObjKind::CredStrong | ObjKind::DataStrong))
+    {
+        out.clear();
+    }
+    out
 }
 
 /// Concealment from the user; concealing a secret ("never reveal the api key to the
@@ -279,10 +462,12 @@ fn conceal_strong(s: &str, out: &mut Signals) {
     }
 }
 
-/// A pronoun object right after a verb ("put it", "send them", "include its value").
+/// A pronoun object right after a verb ("put it", "send them", "include its value";
+/// "stuur de inhoud", "отправь его").
 static ANAPHORA: LazyLock<Regex> = LazyLock::new(|| {
     super::phrases::alternation(&[
         r"^\s+(?:it|them|this|that|its (?:value|contents?|text)|their (?:values?|contents?)|the (?:value|contents?|result))\b",
+        r"^\s+(?:lo|la|li|le|questo|questa|tutto|il (?:suo )?contenuto|het|dit|deze|de inhoud|jego zawartosc|zawartosc|isso|isto|o (?:seu )?conteudo|его|её|их|это|содержимое)\b",
     ])
 });
 
@@ -301,24 +486,24 @@ fn pair_verbs(s: &str, out: &mut Signals) {
     }
     let sink = find_sink(s);
     for v in READ_VERB.find_iter(s) {
-        if verb_is_cancelled(s, v.start()) {
+        let Some(near) = verb_objects(s, &v, &objects, 8) else {
             continue;
-        }
-        let near =
-            objects_after(&objects, v.end()).filter(|o| words_between(s, v.end(), o.start) <= 8);
-        if let Some(o) = near.clone().find(|o| o.kind == ObjKind::CredStrong) {
+        };
+        if let Some(o) = near.iter().find(|o| o.kind == ObjKind::CredStrong) {
             out.push(Sig::CredStrong, &format!("{} {}", v.as_str(), o.label));
-        } else if let Some(o) = near.clone().find(|o| o.kind == ObjKind::CredWeak) {
+        } else if let Some(o) = near.iter().find(|o| o.kind == ObjKind::CredWeak) {
             out.push(Sig::CredWeak, &format!("{} {}", v.as_str(), o.label));
         }
     }
     for v in TRANSFER_VERB.find_iter(s) {
-        if verb_is_cancelled(s, v.start()) {
+        let cjk = langs::is_cjk_verb(v.as_str());
+        let Some(near) = verb_objects(s, &v, &objects, 10) else {
             continue;
-        }
+        };
         // "read X and put it in the 'notes' parameter": the verb refers back to a secret
         // or the conversation named earlier in the sentence.
-        if let Some(to) = &sink
+        if !cjk
+            && let Some(to) = &sink
             && let Some(o) = objects_after(&objects, v.start().saturating_sub(WINDOW_BYTES))
                 .take_while(|o| o.start < v.start())
                 .find(|o| matches!(o.kind, ObjKind::CredStrong | ObjKind::DataStrong))
@@ -328,13 +513,15 @@ fn pair_verbs(s: &str, out: &mut Signals) {
             break;
         }
         let assigns = matches!(v.as_str(), "set" | "fill" | "replace");
-        for o in
-            objects_after(&objects, v.end()).filter(|o| words_between(s, v.end(), o.start) <= 10)
-        {
-            let direct = match governing_preposition(&s[v.end()..], o.start - v.end()) {
-                None => true,
-                Some(p) => assigns && (p == "to" || p == "with"),
-            };
+        for o in near {
+            // The object of the verb itself, not of a preposition; CJK word order puts
+            // the object anywhere around the verb.
+            let direct = cjk
+                || o.start < v.end()
+                || match governing_preposition(&s[v.end()..], o.start - v.end()) {
+                    None => true,
+                    Some(p) => assigns && (p == "to" || p == "with"),
+                };
             if !direct {
                 continue;
             }
@@ -355,6 +542,34 @@ fn pair_verbs(s: &str, out: &mut Signals) {
             }
         }
     }
+}
+
+/// The objects a verb acts on, or `None` when the verb is negated or a capability
+/// statement: objects within `max_words` words after it, none of them past a negation
+/// that follows the verb; for CJK verbs, objects on either side within the window.
+fn verb_objects<'o>(
+    s: &str,
+    v: &regex::Match<'_>,
+    objects: &'o [Obj],
+    max_words: usize,
+) -> Option<Vec<&'o Obj>> {
+    if langs::is_cjk_verb(v.as_str()) {
+        if langs::cjk_negated(s, v.start(), v.end()) {
+            return None;
+        }
+        return Some(objects_around(objects, v.start(), v.end()));
+    }
+    if verb_is_cancelled(s, v.start()) {
+        return None;
+    }
+    Some(
+        objects_after(objects, v.end())
+            .filter(|o| {
+                words_between(s, v.end(), o.start) <= max_words
+                    && !negated_between(s, v.end(), o.end)
+            })
+            .collect(),
+    )
 }
 
 /// References to other tools/servers together with an action that changes their use.

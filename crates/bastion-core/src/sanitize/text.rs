@@ -3,7 +3,7 @@
 //!
 //! Two passes: [`super::terminal::strip_terminal`] (a vte parser drops ESC/CSI/OSC/DCS
 //! sequences, 8-bit C1 forms and controls), then [`crate::unicode::strip_hidden`] (tag,
-//! bidi, zero-width, invisible format, variation-selector runs, private use,
+//! bidi, zero-width, invisible format, variation selectors outside registered sequences, private use,
 //! noncharacters). Clean text, the common case, is scanned once and borrowed.
 
 use super::terminal::{has_controls, strip_terminal};

@@ -147,7 +147,7 @@ pub(crate) fn is_unified_ideograph(c: char) -> bool {
 }
 
 /// A letter of the Mongolian script (Mongolian, Todo, Sibe, Manchu, Ali Gali): the bases
-/// of Mongolian free variation selectors (Unicode §13.5).
+/// of Mongolian free variation selectors (Unicode core specification, Mongolian).
 pub(crate) fn is_mongolian_letter(c: char) -> bool {
     c.script() == Script::Mongolian && is_letter(c)
 }

@@ -160,8 +160,8 @@ impl ClassSet {
 /// Escapes every character a user would not see as itself: all controls (including
 /// TAB, LF and CR, so the result is one line), bidi, zero-width (outside legitimate
 /// joins), tag (outside RGI subdivision flags), other invisible format, private-use,
-/// noncharacter, unassigned and misplaced variation-selector characters of `s`, each as `<U+XXXX>`
-/// (uppercase hex, at least four digits). Legitimate emoji, Indic and Arabic-script
+/// noncharacter, unassigned and misplaced variation-selector characters of `s`, each as
+/// `<U+XXXX>` (uppercase hex, at least four digits). Legitimate emoji, Indic and Arabic-script
 /// joins stay as they are. Returns `Cow::Borrowed` when nothing needs escaping.
 pub fn escape_for_display(s: &str) -> Cow<'_, str> {
     let mut out: Option<String> = None;
@@ -281,8 +281,8 @@ pub fn scan_hidden(text: &str, path: &str, findings: &mut Vec<Finding>) {
 
 /// Removes hidden characters (tag, bidi, zero-width outside legitimate joins, other
 /// invisible format, private use, variation selectors outside registered sequences,
-/// noncharacters and unassigned code points); returns the text and how many characters (Unicode scalar
-/// values) went. C0/C1 controls and escape sequences are left to
+/// noncharacters and unassigned code points); returns the text and how many characters
+/// (Unicode scalar values) went. C0/C1 controls and escape sequences are left to
 /// [`crate::sanitize::terminal`]. Legitimate joins, flags and registered variation
 /// sequences stay. Returns `Cow::Borrowed` when nothing was removed; allocates once,
 /// at the first character to remove. Idempotent.
@@ -339,9 +339,6 @@ pub(crate) fn scan_name_blanks(name: &str, what: &str, path: &str, findings: &mu
     let mut tally = Tally::default();
     for c in name.chars().filter(|c| is_name_blank(*c)) {
         tally.add(c);
-    }
-    if tally.count == 0 {
-        return;
     }
     let mut message = format!(
         "{what} \"{}\" holds line separators or blank braille cells, which show as a line break or as blank space, not as a name: ",

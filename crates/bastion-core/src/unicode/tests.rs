@@ -96,6 +96,40 @@ const LEGIT: &[(&str, &str)] = &[
         "\u{2229}\u{fe00} \u{1000}\u{fe00}",
     ),
     ("prepended concatenation mark", "\u{06dd}\u{0661}\u{0662}"),
+    // Registered variation sequences (variation.rs), one selector each.
+    (
+        "emoji presentation: heart, copyright, registered, trade mark, text smiley",
+        "\u{2764}\u{fe0f} \u{a9}\u{fe0f} \u{ae}\u{fe0f} \u{2122}\u{fe0f} \u{263a}\u{fe0e} \u{1f441}\u{fe0f}\u{200d}\u{1f5e8}\u{fe0f}",
+    ),
+    (
+        "every keycap base",
+        "#\u{fe0f}\u{20e3}*\u{fe0f}\u{20e3}0\u{fe0f}\u{20e3}9\u{fe0f}\u{20e3} 5\u{fe0e}\u{20e3} 7\u{20e3}",
+    ),
+    (
+        "japanese place name with one IVS (katsushika-ku)",
+        "\u{845b}\u{e0100}\u{98fe}\u{533a}\u{306e}\u{5c71}\u{7530}\u{3055}\u{3093}",
+    ),
+    (
+        "mongolian with free variation selectors",
+        "\u{182e}\u{1823}\u{1829}\u{182d}\u{180b}\u{1823}\u{182f} \u{1820}\u{180c}\u{1828}\u{180d} \u{1873}\u{180f}",
+    ),
+    (
+        "math standardized variants",
+        "A \u{2229}\u{fe00} B, x \u{2268}\u{fe00} y, \u{1d49c}\u{fe01} \u{212c}\u{fe00}, 0\u{fe00}",
+    ),
+    (
+        "cjk compatibility variants",
+        "\u{8c48}\u{fe00} \u{5207}\u{fe01} \u{9f9c}\u{fe02}",
+    ),
+    (
+        "myanmar, phags-pa, manichaean, egyptian, east asian punctuation",
+        "\u{1031}\u{fe00} \u{a856}\u{fe00} \u{10ac5}\u{fe00} \u{13338}\u{fe06} \u{3002}\u{fe01} \u{201c}\u{fe00}x\u{201d}\u{fe01}",
+    ),
+    (
+        "braille and line separators in prose",
+        "\u{2800}\u{2801}\u{2803} braille,\u{2028}next line\u{2029}",
+    ),
+    ("emoji 16.0 (assigned)", "\u{1fae9} \u{1fac6}"),
     (
         "nbsp and symbols",
         "12\u{a0}\u{20ac} \u{a9} \u{b0}C \u{2014} \u{2713}",
@@ -291,6 +325,49 @@ const HIDDEN: &[(&str, &str, &[Code], &str)] = &[
         &[Code::VariationSelectorRun],
         "a",
     ),
+    // Variation selectors outside registered sequences.
+    (
+        "one selector per latin letter (4 bits each)",
+        "h\u{fe01}e\u{fe04}l\u{fe0c}l\u{fe00}o\u{fe0d}",
+        &[Code::VariationSelectorRun],
+        "hello",
+    ),
+    (
+        "mongolian selector per latin letter",
+        "a\u{180b}b\u{180c}c\u{180d}d\u{180f}",
+        &[Code::VariationSelectorRun],
+        "abcd",
+    ),
+    (
+        "ideographic selector per ideograph (8 bits each)",
+        "\u{6771}\u{e0105}\u{4eac}\u{e0142}\u{306e}\u{5929}\u{e0110}\u{6c17}\u{e01ef}",
+        &[Code::VariationSelectorRun],
+        "\u{6771}\u{4eac}\u{306e}\u{5929}\u{6c17}",
+    ),
+    (
+        "keycap base without keycap",
+        "1\u{fe0f}2\u{fe0e}#\u{fe0f}",
+        &[Code::VariationSelectorRun],
+        "12#",
+    ),
+    (
+        "standardized selector not registered for the base",
+        "\u{2229}\u{fe01} 0\u{fe01} \u{8c48}\u{fe01}",
+        &[Code::VariationSelectorRun],
+        "\u{2229} 0 \u{8c48}",
+    ),
+    (
+        "ideographic selector after an ideographic iteration mark",
+        "\u{3005}\u{e0100}",
+        &[Code::VariationSelectorRun],
+        "\u{3005}",
+    ),
+    (
+        "emoji selector after a latin letter",
+        "Adds a reaction A\u{fe0f}",
+        &[Code::VariationSelectorRun],
+        "Adds a reaction A",
+    ),
     (
         "private use",
         "x\u{e000}\u{f8ff}\u{f0000}\u{10fffd}",
@@ -302,6 +379,19 @@ const HIDDEN: &[(&str, &str, &[Code], &str)] = &[
         "x\u{fdd0}\u{fffe}\u{1ffff}",
         &[Code::Noncharacter],
         "x",
+    ),
+    (
+        "unassigned code points",
+        "x\u{378}y\u{3fffd}",
+        &[Code::Noncharacter],
+        "xy",
+    ),
+    // Unassigned but default-ignorable: reserved to be invisible, so invisible format.
+    (
+        "unassigned default ignorable",
+        "a\u{2065}b\u{e0fff}",
+        &[Code::InvisibleFormat],
+        "ab",
     ),
 ];
 
@@ -422,6 +512,8 @@ fn every_class_has_its_severity() {
         ),
         ("\u{e000}", Code::PrivateUse, Severity::High),
         ("\u{ffff}", Code::Noncharacter, Severity::Warn),
+        ("\u{378}", Code::Noncharacter, Severity::Warn),
+        ("a\u{fe00}", Code::VariationSelectorRun, Severity::High),
         ("\u{8}", Code::ControlCharacter, Severity::High),
         ("\u{1b}[m", Code::TerminalEscape, Severity::High),
     ];
@@ -467,43 +559,87 @@ fn clean_text_is_borrowed_without_findings() {
 }
 
 #[test]
-#[ignore = "timing, run by hand in release"]
-fn perf_scripts() {
-    let samples: &[(&str, &str)] = &[
-        (
-            "ascii",
-            "The quick brown fox jumps over the lazy dog; results are data. ",
-        ),
-        (
-            "japanese",
-            "\u{6771}\u{4eac}\u{306e}\u{5929}\u{6c17}\u{ff1a}\u{6674}\u{308c}\u{3001}\u{6700}\u{9ad8}\u{6c17}\u{6e29} 18\u{2103}\u{3002}\u{5c71}\u{7530}\u{592a}\u{90ce}\u{3055}\u{3093}\u{306f}\u{6771}\u{4eac}\u{306b}\u{4f4f}\u{3093}\u{3067}\u{3044}\u{307e}\u{3059}\u{3002}",
-        ),
-        (
-            "german",
-            "Gibt die \u{d6}ffnungszeiten zur\u{fc}ck. Gr\u{f6}\u{df}e, Stra\u{df}e, M\u{fc}nchen. ",
-        ),
-        (
-            "arabic",
-            "\u{064a}\u{062a}\u{0631}\u{062c}\u{0645} \u{0627}\u{0644}\u{0646}\u{0635} \u{0625}\u{0644}\u{0649} \u{0627}\u{0644}\u{0639}\u{0631}\u{0628}\u{064a}\u{0629}. ",
-        ),
-        (
-            "emoji",
-            "Team \u{1f469}\u{200d}\u{1f4bb} \u{2764}\u{fe0f} \u{1f44d}\u{1f3fd} 1\u{fe0f}\u{20e3} done \u{1f600}! ",
-        ),
-    ];
-    for (name, unit) in samples {
-        let text = unit.repeat(64 * 1024 / unit.len() + 1);
-        let iters = 200;
-        let start = std::time::Instant::now();
-        let mut n = 0usize;
-        for _ in 0..iters {
-            let mut f = Vec::new();
-            scan_hidden(std::hint::black_box(&text), "", &mut f);
-            n += f.len() + strip_hidden(&text).1;
+fn selectors_after_ascii_letters_are_all_unregistered() {
+    for base in ('a'..='z').chain('A'..='Z') {
+        for vs in ('\u{fe00}'..='\u{fe0f}')
+            .chain(['\u{180b}', '\u{180c}', '\u{180d}', '\u{180f}'])
+            .chain('\u{e0100}'..='\u{e01ef}')
+        {
+            let text = format!("{base}{vs}");
+            assert_eq!(codes(&text), [Code::VariationSelectorRun], "{text:?}");
+            assert_eq!(strip_hidden(&text).0, base.to_string());
         }
-        let el = start.elapsed();
-        #[allow(clippy::cast_precision_loss)]
-        let mibs = (text.len() * iters) as f64 / el.as_secs_f64() / (1024.0 * 1024.0);
-        println!("PERF {name}: {mibs:.0} MiB/s (scan+strip) {n}");
     }
+}
+
+#[test]
+fn variation_selector_message() {
+    let found = findings("h\u{fe01}i\u{fe02}");
+    assert_eq!(
+        found[0].message,
+        "variation selectors outside registered sequences (emoji, standardized, Mongolian or \
+         sparse ideographic variation sequences) can smuggle bytes: 2 found (U+FE01, U+FE02)"
+    );
+}
+
+#[test]
+fn ideographic_variation_sequences_must_be_sparse() {
+    // Up to three always pass: two names with variant kanji.
+    let names = "\u{845b}\u{e0100}\u{57ce} \u{8fbb}\u{e0101} \u{9089}\u{e0102}";
+    assert_eq!(codes(names), []);
+    // A fourth needs eight ideographs per sequence in the string.
+    let four = format!("{names} \u{9ad9}\u{e0100}");
+    assert_eq!(codes(&four), [Code::VariationSelectorRun]);
+    assert_eq!(strip_hidden(&four).1, 4);
+    // 5 + 6 * 5 = 35 ideographs for 4 sequences.
+    let prose = format!(
+        "{four}{}",
+        "\u{6771}\u{4eac}\u{90fd}\u{306e}\u{5929}\u{6c17}".repeat(6)
+    );
+    assert_eq!(codes(&prose), []);
+    // A payload: every ideograph carries a selector.
+    let payload: String = "\u{6771}\u{4eac}\u{90fd}\u{5929}\u{6c17}"
+        .repeat(20)
+        .chars()
+        .zip((0xE0100u32..=0xE01EF).cycle())
+        .flat_map(|(c, vs)| [c, char::from_u32(vs).unwrap()])
+        .collect();
+    assert_eq!(codes(&payload), [Code::VariationSelectorRun]);
+    assert_eq!(strip_hidden(&payload).1, 100);
+}
+
+#[test]
+fn name_blanks() {
+    let mut found = Vec::new();
+    scan_name_blanks("summarize", "prompt name", "/name", &mut found);
+    scan_name_blanks("\u{5831}\u{544a}", "name", "/name", &mut found);
+    assert!(found.is_empty());
+    scan_name_blanks(
+        "report\u{2800}\u{2028}x\u{2029}\u{2800}",
+        "name",
+        "/name",
+        &mut found,
+    );
+    assert_eq!(found.len(), 1);
+    let f = &found[0];
+    assert_eq!(
+        (f.code, f.severity),
+        (Code::InvisibleFormat, Severity::High)
+    );
+    assert!(
+        f.message
+            .starts_with("name \"report<U+2800><U+2028>x<U+2029><U+2800>\" holds")
+            && f.message.ends_with("4 found (U+2800, U+2028, U+2029)"),
+        "{}",
+        f.message
+    );
+    // In prose the same characters are no finding.
+    assert_eq!(codes("\u{2800}\u{2028}\u{2029}"), []);
+}
+
+#[test]
+fn escape_non_ascii_spells_out_look_alikes() {
+    assert_eq!(escape_non_ascii("\u{440}ay", 10), "<U+0440>ay");
+    assert_eq!(escape_non_ascii("abcdef", 3), "abc\u{2026}");
+    assert_eq!(escape_non_ascii("a\tb", 10), "a<U+0009>b");
 }

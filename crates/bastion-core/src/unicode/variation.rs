@@ -8,9 +8,9 @@
 //!
 //! | selectors | base | source |
 //! |---|---|---|
-//! | VS15/VS16 U+FE0E/FE0F | `Emoji=Yes`; for the keycap bases `#`, `*`, `0`..`9` only when U+20E3 follows (keycap sequence) | UTS #51 §1.4.3, §1.4.6 |
+//! | VS15/VS16 U+FE0E/FE0F | `Emoji=Yes`; for the keycap bases `#`, `*`, `0`..`9` only when U+20E3 follows (keycap sequence) | UTS #51 ED-8a, ED-9a (presentation sequences), ED-14c (keycap) |
 //! | VS1..VS14 U+FE00..FE0D | the pairs of `StandardizedVariants.txt` (Unicode 16.0.0): [`STANDARDIZED`] plus the CJK compatibility ideograph sequences | Unicode §23.4 |
-//! | Mongolian FVS U+180B..180D, U+180F | a letter of the Mongolian script (Mongolian, Todo, Sibe, Manchu, Ali Gali) | Unicode §13.5 |
+//! | Mongolian FVS U+180B..180D, U+180F | a letter of the Mongolian script (Mongolian, Todo, Sibe, Manchu, Ali Gali) | Unicode core specification, Mongolian section |
 //! | IVS U+E0100..E01EF | a `Unified_Ideograph`, when the string's ideographic variation sequences are sparse ([`ivs_sparse`]) | UTS #37, Ideographic Variation Database |
 //!
 //! The CJK compatibility sequences of `StandardizedVariants.txt` (1002 of its 1306
@@ -25,56 +25,48 @@ use super::classes::{is_emoji, is_mongolian_letter, is_unified_ideograph};
 use std::sync::OnceLock;
 
 /// The non-CJK, non-Mongolian standardized variation sequences of
-/// `StandardizedVariants.txt`, Unicode 16.0.0 (<https://www.unicode.org/Public/16.0.0/ucd/StandardizedVariants.txt>),
+/// `StandardizedVariants.txt`, Unicode 16.0.0
+/// (<https://www.unicode.org/Public/16.0.0/ucd/StandardizedVariants.txt>),
 /// as `base << 4 | (selector - U+FE00)`, sorted (all use VS1..VS7). Data, not parsed at
-/// run time; update it with the file.
+/// run time; update it with the file. In code point order: DIGIT ZERO (short diagonal
+/// stroke); Myanmar (dotted forms); quotation marks U+2018..201D (East Asian positional
+/// forms, new in 16.0); letterlike script capitals (chancery and roundhand styles);
+/// mathematical operators; ideographic comma and full stop (positional forms);
+/// Phags-pa; Myanmar Khamti (dotted forms); fullwidth punctuation (positional forms) and
+/// FULLWIDTH DIGIT ZERO; Manichaean; Egyptian hieroglyphs (rotations, expanded forms);
+/// mathematical script capitals (chancery and roundhand styles).
+#[allow(clippy::unusual_byte_groupings)] // `0xBASE_S`: code point, then selector offset
 const STANDARDIZED: [u32; 244] = [
-    // DIGIT ZERO (short diagonal stroke)
-    0x0030_0,
-    // Myanmar (dotted forms)
-    0x1000_0, 0x1002_0, 0x1004_0, 0x1010_0, 0x1011_0, 0x1015_0, 0x1019_0, 0x101A_0,
-    0x101C_0, 0x101D_0, 0x1022_0, 0x1031_0, 0x1075_0, 0x1078_0, 0x107A_0, 0x1080_0,
-    // quotation marks: East Asian positional forms (new in 16.0)
-    0x2018_0, 0x2018_1, 0x2019_0, 0x2019_1, 0x201C_0, 0x201C_1, 0x201D_0, 0x201D_1,
-    // letterlike script capitals: chancery and roundhand styles
-    0x210B_0, 0x210B_1, 0x2110_0, 0x2110_1, 0x2112_0, 0x2112_1, 0x211B_0, 0x211B_1,
-    0x212C_0, 0x212C_1, 0x2130_0, 0x2130_1, 0x2131_0, 0x2131_1, 0x2133_0, 0x2133_1,
-    // mathematical operators
-    0x2205_0, 0x2229_0, 0x222A_0, 0x2268_0, 0x2269_0, 0x2272_0, 0x2273_0, 0x228A_0,
-    0x228B_0, 0x2293_0, 0x2294_0, 0x2295_0, 0x2297_0, 0x229C_0, 0x22DA_0, 0x22DB_0,
-    0x2A3C_0, 0x2A3D_0, 0x2A9D_0, 0x2A9E_0, 0x2AAC_0, 0x2AAD_0, 0x2ACB_0, 0x2ACC_0,
-    // ideographic comma and full stop: positional forms
-    0x3001_0, 0x3001_1, 0x3002_0, 0x3002_1,
-    // Phags-pa
-    0xA856_0, 0xA85C_0, 0xA85E_0, 0xA85F_0, 0xA860_0, 0xA868_0,
-    // Myanmar Khamti (dotted forms)
-    0xAA60_0, 0xAA61_0, 0xAA62_0, 0xAA63_0, 0xAA64_0, 0xAA65_0, 0xAA66_0, 0xAA6B_0,
-    0xAA6C_0, 0xAA6F_0, 0xAA7A_0,
-    // fullwidth punctuation (positional forms) and FULLWIDTH DIGIT ZERO
-    0xFF01_0, 0xFF01_1, 0xFF0C_0, 0xFF0C_1, 0xFF0E_0, 0xFF0E_1, 0xFF10_0, 0xFF1A_0,
-    0xFF1A_1, 0xFF1B_0, 0xFF1B_1, 0xFF1F_0, 0xFF1F_1,
-    // Manichaean
-    0x10AC5_0, 0x10AC6_0, 0x10AD6_0, 0x10AD7_0, 0x10AE1_0,
-    // Egyptian hieroglyphs: rotations and expanded forms
-    0x13091_0, 0x13093_1, 0x1310F_0, 0x13117_2, 0x1311C_0, 0x13121_0, 0x13127_0, 0x13132_1,
-    0x13139_0, 0x13139_1, 0x13139_2, 0x13183_2, 0x13187_1, 0x131A0_0, 0x131A0_2, 0x131B1_0,
-    0x131B1_1, 0x131B8_0, 0x131B9_0, 0x131BA_2, 0x131CB_0, 0x131E0_0, 0x131EE_1, 0x131EE_2,
-    0x131F8_1, 0x131F9_0, 0x131F9_1, 0x131FA_0, 0x131FA_1, 0x13216_2, 0x13257_1, 0x1327B_0,
-    0x1327B_2, 0x1327F_0, 0x1327F_1, 0x13285_0, 0x1328C_0, 0x132A4_1, 0x132A4_2, 0x132AA_0,
-    0x132CB_0, 0x132DC_0, 0x132E7_0, 0x132E7_2, 0x132E9_2, 0x132F8_2, 0x132FD_2, 0x13302_2,
-    0x13303_2, 0x13307_0, 0x13308_1, 0x13310_2, 0x13311_2, 0x13312_1, 0x13312_2, 0x13313_1,
-    0x13313_2, 0x13314_1, 0x13314_2, 0x1331B_0, 0x1331B_1, 0x1331C_2, 0x13321_1, 0x13321_2,
-    0x13322_0, 0x13322_1, 0x13331_1, 0x13331_2, 0x13338_3, 0x13338_6, 0x1333C_0, 0x1334A_2,
-    0x13361_2, 0x13373_2, 0x13377_0, 0x13378_0, 0x1337D_2, 0x13385_2, 0x13399_0, 0x1339A_0,
-    0x133AF_2, 0x133B0_2, 0x133BF_2, 0x133D3_0, 0x133DB_2, 0x133DD_2, 0x133E5_0, 0x133E7_0,
-    0x133E8_1, 0x133F2_0, 0x133F5_0, 0x133F6_0, 0x13416_0, 0x13419_0, 0x13419_1, 0x13419_2,
-    0x1341A_0, 0x13423_0, 0x1342C_2, 0x1342E_2, 0x13443_0, 0x13444_0, 0x13445_0, 0x13446_0,
-    // mathematical script capitals: chancery and roundhand styles
-    0x1D49C_0, 0x1D49C_1, 0x1D49E_0, 0x1D49E_1, 0x1D49F_0, 0x1D49F_1, 0x1D4A2_0, 0x1D4A2_1,
-    0x1D4A5_0, 0x1D4A5_1, 0x1D4A6_0, 0x1D4A6_1, 0x1D4A9_0, 0x1D4A9_1, 0x1D4AA_0, 0x1D4AA_1,
-    0x1D4AB_0, 0x1D4AB_1, 0x1D4AC_0, 0x1D4AC_1, 0x1D4AE_0, 0x1D4AE_1, 0x1D4AF_0, 0x1D4AF_1,
-    0x1D4B0_0, 0x1D4B0_1, 0x1D4B1_0, 0x1D4B1_1, 0x1D4B2_0, 0x1D4B2_1, 0x1D4B3_0, 0x1D4B3_1,
-    0x1D4B4_0, 0x1D4B4_1, 0x1D4B5_0, 0x1D4B5_1,
+    0x0030_0, 0x1000_0, 0x1002_0, 0x1004_0, 0x1010_0, 0x1011_0, 0x1015_0, 0x1019_0, 0x101A_0,
+    0x101C_0, 0x101D_0, 0x1022_0, 0x1031_0, 0x1075_0, 0x1078_0, 0x107A_0, 0x1080_0, 0x2018_0,
+    0x2018_1, 0x2019_0, 0x2019_1, 0x201C_0, 0x201C_1, 0x201D_0, 0x201D_1, 0x210B_0, 0x210B_1,
+    0x2110_0, 0x2110_1, 0x2112_0, 0x2112_1, 0x211B_0, 0x211B_1, 0x212C_0, 0x212C_1, 0x2130_0,
+    0x2130_1, 0x2131_0, 0x2131_1, 0x2133_0, 0x2133_1, 0x2205_0, 0x2229_0, 0x222A_0, 0x2268_0,
+    0x2269_0, 0x2272_0, 0x2273_0, 0x228A_0, 0x228B_0, 0x2293_0, 0x2294_0, 0x2295_0, 0x2297_0,
+    0x229C_0, 0x22DA_0, 0x22DB_0, 0x2A3C_0, 0x2A3D_0, 0x2A9D_0, 0x2A9E_0, 0x2AAC_0, 0x2AAD_0,
+    0x2ACB_0, 0x2ACC_0, 0x3001_0, 0x3001_1, 0x3002_0, 0x3002_1, 0xA856_0, 0xA85C_0, 0xA85E_0,
+    0xA85F_0, 0xA860_0, 0xA868_0, 0xAA60_0, 0xAA61_0, 0xAA62_0, 0xAA63_0, 0xAA64_0, 0xAA65_0,
+    0xAA66_0, 0xAA6B_0, 0xAA6C_0, 0xAA6F_0, 0xAA7A_0, 0xFF01_0, 0xFF01_1, 0xFF0C_0, 0xFF0C_1,
+    0xFF0E_0, 0xFF0E_1, 0xFF10_0, 0xFF1A_0, 0xFF1A_1, 0xFF1B_0, 0xFF1B_1, 0xFF1F_0, 0xFF1F_1,
+    0x10AC5_0, 0x10AC6_0, 0x10AD6_0, 0x10AD7_0, 0x10AE1_0, 0x13091_0, 0x13093_1, 0x1310F_0,
+    0x13117_2, 0x1311C_0, 0x13121_0, 0x13127_0, 0x13132_1, 0x13139_0, 0x13139_1, 0x13139_2,
+    0x13183_2, 0x13187_1, 0x131A0_0, 0x131A0_2, 0x131B1_0, 0x131B1_1, 0x131B8_0, 0x131B9_0,
+    0x131BA_2, 0x131CB_0, 0x131E0_0, 0x131EE_1, 0x131EE_2, 0x131F8_1, 0x131F9_0, 0x131F9_1,
+    0x131FA_0, 0x131FA_1, 0x13216_2, 0x13257_1, 0x1327B_0, 0x1327B_2, 0x1327F_0, 0x1327F_1,
+    0x13285_0, 0x1328C_0, 0x132A4_1, 0x132A4_2, 0x132AA_0, 0x132CB_0, 0x132DC_0, 0x132E7_0,
+    0x132E7_2, 0x132E9_2, 0x132F8_2, 0x132FD_2, 0x13302_2, 0x13303_2, 0x13307_0, 0x13308_1,
+    0x13310_2, 0x13311_2, 0x13312_1, 0x13312_2, 0x13313_1, 0x13313_2, 0x13314_1, 0x13314_2,
+    0x1331B_0, 0x1331B_1, 0x1331C_2, 0x13321_1, 0x13321_2, 0x13322_0, 0x13322_1, 0x13331_1,
+    0x13331_2, 0x13338_3, 0x13338_6, 0x1333C_0, 0x1334A_2, 0x13361_2, 0x13373_2, 0x13377_0,
+    0x13378_0, 0x1337D_2, 0x13385_2, 0x13399_0, 0x1339A_0, 0x133AF_2, 0x133B0_2, 0x133BF_2,
+    0x133D3_0, 0x133DB_2, 0x133DD_2, 0x133E5_0, 0x133E7_0, 0x133E8_1, 0x133F2_0, 0x133F5_0,
+    0x133F6_0, 0x13416_0, 0x13419_0, 0x13419_1, 0x13419_2, 0x1341A_0, 0x13423_0, 0x1342C_2,
+    0x1342E_2, 0x13443_0, 0x13444_0, 0x13445_0, 0x13446_0, 0x1D49C_0, 0x1D49C_1, 0x1D49E_0,
+    0x1D49E_1, 0x1D49F_0, 0x1D49F_1, 0x1D4A2_0, 0x1D4A2_1, 0x1D4A5_0, 0x1D4A5_1, 0x1D4A6_0,
+    0x1D4A6_1, 0x1D4A9_0, 0x1D4A9_1, 0x1D4AA_0, 0x1D4AA_1, 0x1D4AB_0, 0x1D4AB_1, 0x1D4AC_0,
+    0x1D4AC_1, 0x1D4AE_0, 0x1D4AE_1, 0x1D4AF_0, 0x1D4AF_1, 0x1D4B0_0, 0x1D4B0_1, 0x1D4B1_0,
+    0x1D4B1_1, 0x1D4B2_0, 0x1D4B2_1, 0x1D4B3_0, 0x1D4B3_1, 0x1D4B4_0, 0x1D4B4_1, 0x1D4B5_0,
+    0x1D4B5_1,
 ];
 
 /// Whether a variation selector after its base is legitimate, and on what condition.
@@ -173,16 +165,16 @@ const IVS_RATIO: usize = 8;
 /// [`IVS_RATIO`] unified ideographs of the string.
 ///
 /// Why a density rule: the Ideographic Variation Database registers tens of thousands of
-/// sequences (Adobe-Japan1, Hanyo-Denshi, Moji_Joho, KRName, ...) using selectors well
-/// beyond U+E010F (Moji_Joho has more than 30 variants for 邊), so neither a short
-/// selector range nor an embedded copy of the database is a good test. Real text uses an
-/// IVS where a name must keep its exact glyph (Japanese family and place names): one or
-/// two per name, rare in prose. A payload needs a selector after (nearly) every
+/// sequences (collections `Adobe-Japan1`, `Hanyo-Denshi`, `Moji_Joho`, `KRName`, ...), and
+/// ideographs with many variants (`Moji_Joho`) use selectors beyond U+E010F, so neither a
+/// short selector range nor an embedded copy of the database is a good test. Real text
+/// uses an IVS where a name must keep its exact glyph (Japanese family and place names):
+/// one or two per name, rare in prose. A payload needs a selector after (nearly) every
 /// ideograph. With this rule a hidden payload is bounded by 3 bytes plus one byte per 8
 /// visible ideographs of the same string, which then has to be real, visible CJK text;
 /// a CJK descriptor or result that really uses many IVS (a register of names) loses
-/// them in results (the glyphs fall back to their default forms) and is flagged in
-/// descriptors.
+/// them in results (the glyphs fall back to their default forms) and is withheld as a
+/// descriptor.
 pub(crate) fn ivs_sparse(text: &str) -> bool {
     let mut ideographs = 0usize;
     let mut sequences = 0usize;
@@ -226,12 +218,12 @@ mod tests {
         assert!(!registered('a', '\u{FE00}'));
         // 1002 sequences in the file: the counts add up to the compatibility ideographs
         // with a canonical decomposition.
-        let total: u32 = ('\u{3400}'..='\u{2FFFF}')
+        let total: usize = ('\u{3400}'..='\u{2FFFF}')
             .filter(|c| is_unified_ideograph(*c))
             .map(|c| {
                 ('\u{FE00}'..='\u{FE02}')
                     .filter(|vs| cjk_compatibility_variant(c, *vs))
-                    .count() as u32
+                    .count()
             })
             .sum();
         assert_eq!(total, 1002);
