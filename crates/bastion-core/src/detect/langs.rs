@@ -286,16 +286,16 @@ pub(crate) fn cjk_negated(sentence: &str, start: usize, end: usize) -> bool {
             )
         });
     let (before_forms, after_forms) = &*FORMS;
-    let clause_start = sentence[..start]
-        .rfind(['\u{3002}', '\u{3001}', ',', ':'])
-        .map_or(0, |i| {
-            i + sentence[i..].chars().next().map_or(1, char::len_utf8)
-        });
-    let mut from = clause_start.max(start.saturating_sub(36));
+    // A dozen characters back, no further than the start of the clause: a bounded look
+    // keeps long texts without sentence ends linear.
+    let mut from = start.saturating_sub(36);
     while !sentence.is_char_boundary(from) {
         from += 1;
     }
-    let before = &sentence[from..start];
+    let mut before = &sentence[from..start];
+    if let Some(i) = before.rfind(['\u{3002}', '\u{3001}', ',', ':']) {
+        before = &before[i + before[i..].chars().next().map_or(1, char::len_utf8)..];
+    }
     let after = &sentence[end..];
     before_forms.iter().any(|f| before.contains(f.as_str()))
         || after_forms.iter().any(|f| after.starts_with(f.as_str()))

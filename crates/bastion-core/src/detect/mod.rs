@@ -243,3 +243,5 @@ fn clip(s: &str) -> String {
         shown
     }
 }
+#[cfg(test)]
+mod scratch_tests;

@@ -489,6 +489,9 @@ pub(crate) fn same_registrable(a: &str, b: &str) -> bool {
     let a = a.trim_end_matches('.');
     let b = b.trim_end_matches('.');
     let site = |h: &str| {
+        if !matches!(url::Host::parse(h), Ok(url::Host::Domain(_))) {
+            return None; // IP addresses have no registrable domain
+        }
         psl::domain(h.as_bytes()).and_then(|d| {
             std::str::from_utf8(d.as_bytes())
                 .ok()
@@ -727,6 +730,15 @@ mod tests {
             ["www.example.com"]
         );
         assert!(mismatched_hosts("config.json", &attacker).is_empty());
+        assert_eq!(
+            mismatched_hosts("http://10.0.0.1/admin", &target("http://192.168.0.1/")),
+            ["10.0.0.1"]
+        );
+        assert!(same_registrable("docs.example.com", "www.example.com"));
+        assert!(same_registrable("example.co.uk", "www.example.co.uk"));
+        assert!(!same_registrable("a.github.io", "b.github.io"));
+        assert!(!same_registrable("example.co.uk", "other.co.uk"));
+        assert!(!same_registrable("example.com", "xn--exmple-4nf.com"));
         assert!(mismatched_hosts("open docs", &attacker).is_empty());
         assert!(same_site("example.com", "www.example.com"));
         assert!(same_site("docs.example.com", "example.com"));
