@@ -18,8 +18,8 @@
 //! [`super::fold::fold_anchor`] the same way.
 //!
 //! # Word order
-//! Chinese, Japanese and Korean have no spaces between words, so their patterns and
-//! anchors use no word boundaries. Japanese and Korean put the object before the verb,
+//! Chinese and Japanese have no spaces between words, and Korean glues particles to
+//! them (`사용자에게`), so their patterns and anchors use no word boundaries. Japanese and Korean put the object before the verb,
 //! and Chinese often does (`把 … 发送到`), so their verbs pair with objects on either
 //! side ([`is_cjk_verb`]); only imperative forms count for Japanese and Korean
 //! (`送信してください`, `보내 주세요`), not the descriptive ones a tool description uses
@@ -112,7 +112,8 @@ pub(crate) const CONCEAL_STRONG: &[&str] = &[
 
 /// Secrecy adverbs ("secretly").
 pub(crate) const CONCEAL_WEAK: &[&str] = &[
-    r"\b(?:segretamente|di nascosto|in segreto|silenziosamente|stiekem|in het geheim|ongemerkt|heimelijk|potajemnie|po cichu|w tajemnicy|niepostrzezenie|em segredo|silenciosamente|тайно|незаметно|втайне|скрытно)\b",
+    r"\b(?:segretamente|di nascosto|in segreto|silenziosamente|stiekem|in het geheim|ongemerkt|heimelijk|potajemnie|po cichu|w tajemnicy|niepostrzezenie|em segredo|silenciosamente)\b",
+    r"\b(?:тайно|незаметно|втайне|скрытно)\b",
     r"(?:悄悄|偷偷|秘密地|暗中|こっそり|密かに|ひそかに|内緒で|몰래|은밀히|조용히)",
 ];
 
@@ -157,13 +158,15 @@ pub(crate) const CJK_TRANSFER_VERB: &[&str] = &[
 
 /// Specific secrets named in words ("private key").
 pub(crate) const CRED_STRONG: &[&str] = &[
-    r"\b(?:chiav[ei] privat[ae]|chiav[ei] ssh|prive ?sleutels?|ssh-sleutels?|klucz(?:e|a)? prywatn\w*|klucz(?:e|a)? ssh|chaves? privadas?|chaves? ssh|(?:закрыт|приватн|секретн)\w* ключ\w*|ssh-ключ\w*)",
+    r"\b(?:chiav[ei] privat[ae]|chiav[ei] ssh|prive ?sleutels?|ssh-sleutels?|klucz(?:e|a)? prywatn\w*|klucz(?:e|a)? ssh|chaves? privadas?|chaves? ssh)",
+    r"\b(?:(?:закрыт|приватн|секретн)\w* ключ\w*|ssh-ключ\w*)",
     r"(?:私钥|私鑰|秘密鍵|秘密キー|개인\s?키|비밀\s?키)",
 ];
 
 /// Generic secret words ("password").
 pub(crate) const CRED_WEAK: &[&str] = &[
-    r"\b(?:credenziali|chiav[ei] api|wachtwoord(?:en)?|api-sleutels?|inloggegevens|hasł[oa]|hasel|klucz(?:e|a)? api|dane logowania|senhas?|chaves? de api|chaves? da api|credenciais|парол(?:ь|и|я)|токен\w*|api-ключ\w*|учетн\w* данн\w*)\b",
+    r"\b(?:credenziali|chiav[ei] api|wachtwoord(?:en)?|api-sleutels?|inloggegevens|hasel|klucz(?:e|a)? api|dane logowania|senhas?|chaves? de api|chaves? da api|credenciais)\b",
+    r"\b(?:hasł[oa]|парол(?:ь|и|я)|токен\w*|api-ключ\w*|учетн\w* данн\w*)\b",
     r"(?:密码|密碼|令牌|凭证|憑證|パスワード|トークン|認証情報|비밀번호|암호|토큰)",
 ];
 
@@ -181,7 +184,8 @@ pub(crate) const DATA_STRONG: &[&str] = &[
 
 /// Parameters named in other languages ("nel parametro 'notes'"), as sinks.
 pub(crate) const PARAM_SINK: &[&str] = &[
-    r#"\b(?:parametro|argomento|campo|parameter|veld|parametr|pole|argument|параметр\w*|аргумент\w*|пол(?:е|я|ю))\s+['"`][a-z0-9_.-]+['"`]"#,
+    r#"\b(?:parametro|argomento|campo|parameter|veld|parametr|pole|argument)\s+['"`][a-z0-9_.-]+['"`]"#,
+    r#"\b(?:параметр\w*|аргумент\w*|пол(?:е|я|ю))\s+['"`][a-z0-9_.-]+['"`]"#,
     r#"['"`][a-z0-9_.-]+['"`]\s*(?:参数|參數|字段|欄位|引数|パラメータ|フィールド|매개변수|파라미터|인자|필드)"#,
 ];
 

@@ -243,5 +243,3 @@ fn clip(s: &str) -> String {
         shown
     }
 }
-#[cfg(test)]
-mod scratch_tests;

@@ -220,6 +220,12 @@ fn clip(s: &str, max: usize) -> String {
     out
 }
 
+/// Where an object starts: past the separator a pattern's word boundary consumed
+/// (see [`super::phrases::boundaries`]), so that it never starts inside the verb before it.
+fn start_of(m: &regex::Match<'_>) -> usize {
+    m.end() - m.as_str().trim_start().len()
+}
+
 /// Every credential and data object in `sentence`, in order of position.
 pub(crate) fn find_objects(sentence: &str) -> Vec<Obj> {
     let mut out = Vec::new();
@@ -229,7 +235,7 @@ pub(crate) fn find_objects(sentence: &str) -> Vec<Obj> {
             continue;
         }
         out.push(Obj {
-            start: m.start(),
+            start: start_of(&m),
             end: m.end(),
             kind: ObjKind::CredStrong,
             label: clip(m.as_str(), 60),
@@ -239,7 +245,7 @@ pub(crate) fn find_objects(sentence: &str) -> Vec<Obj> {
         if is_secret_name(m.as_str()) {
             let label = clip(m.as_str(), 60).to_ascii_uppercase();
             out.push(Obj {
-                start: m.start(),
+                start: start_of(&m),
                 end: m.end(),
                 kind: ObjKind::CredStrong,
                 label,
@@ -248,7 +254,7 @@ pub(crate) fn find_objects(sentence: &str) -> Vec<Obj> {
     }
     for m in CRED_WEAK.find_iter(sentence) {
         out.push(Obj {
-            start: m.start(),
+            start: start_of(&m),
             end: m.end(),
             kind: ObjKind::CredWeak,
             label: clip(m.as_str(), 40),
@@ -259,7 +265,7 @@ pub(crate) fn find_objects(sentence: &str) -> Vec<Obj> {
             continue;
         }
         out.push(Obj {
-            start: m.start(),
+            start: start_of(&m),
             end: m.end(),
             kind: ObjKind::DataStrong,
             label: clip(m.as_str(), 60),
@@ -267,7 +273,7 @@ pub(crate) fn find_objects(sentence: &str) -> Vec<Obj> {
     }
     for m in DATA_MEDIUM.find_iter(sentence) {
         out.push(Obj {
-            start: m.start(),
+            start: start_of(&m),
             end: m.end(),
             kind: ObjKind::DataMedium,
             label: clip(m.as_str(), 60),

@@ -68,7 +68,7 @@ pub(crate) enum Sig {
 }
 
 /// Builds one case-sensitive regex from alternatives, written in folded form (non-ASCII
-/// runs are folded by [`fold_pattern`]).
+/// runs are folded by [`fold_pattern`], word boundaries compiled by [`boundaries`]).
 pub(crate) fn alternation(parts: &[&str]) -> Regex {
     alternation_with(parts, &[])
 }
@@ -78,10 +78,45 @@ pub(crate) fn alternation_with(parts: &[&str], more: &[&str]) -> Regex {
     let joined = parts
         .iter()
         .chain(more)
-        .map(|p| format!("(?:{})", fold_pattern(p)))
+        .map(|p| format!("(?:{})", fold_pattern(&boundaries(p))))
         .collect::<Vec<_>>()
         .join("|");
     Regex::new(&joined).unwrap_or_else(|e| panic!("built-in pattern does not compile: {e}"))
+}
+
+/// The word boundaries of one pattern part, in a form the `regex` crate's lazy DFA
+/// matches on any text. A Unicode `\b` makes it give up at the first non-ASCII byte and
+/// fall back to a far slower engine, which on Chinese or Japanese text full of matches
+/// costs tens of microseconds per match.
+///
+/// * A part written in ASCII gets ASCII boundaries (`(?-u:\b)`): a boundary is refuted
+///   only by an ASCII letter, digit or `_`, exactly the prefilter's rule for its
+///   anchors. (Folded Latin-script text is ASCII but for a few letters such as `ł`;
+///   a keyword glued to a non-Latin letter now matches, which only widens detection.)
+/// * A part with non-ASCII letters (Cyrillic, `ł`) keeps Unicode meaning: a leading
+///   `\b` becomes "start of text or a non-word character", a trailing one "a
+///   non-word character or end of text" (consumed, which the signals tolerate: evidence
+///   is trimmed, and what follows a verb is looked at from its end), and inner ones are
+///   dropped (in those parts each is followed by whitespace the pattern requires).
+pub(crate) fn boundaries(part: &str) -> String {
+    if part.is_ascii() {
+        return part.replace(r"\b", r"(?-u:\b)");
+    }
+    let mut body = part;
+    let lead = body.starts_with(r"\b");
+    if lead {
+        body = &body[2..];
+    }
+    let trail = body.ends_with(r"\b") && !body.ends_with(r"\\b");
+    if trail {
+        body = &body[..body.len() - 2];
+    }
+    format!(
+        "{}{}{}",
+        if lead { r"(?:^|[^\w])" } else { "" },
+        body.replace(r"\b", ""),
+        if trail { r"(?:[^\w]|$)" } else { "" }
+    )
 }
 
 /// The assistant-like addressees.
@@ -504,5 +539,19 @@ mod tests {
             assert!(re.is_match(yes), "{yes:?} should match {}", re.as_str());
             assert!(!re.is_match(no), "{no:?} should not match {}", re.as_str());
         }
+    }
+
+    /// Word boundaries the lazy DFA can match on any text: ASCII ones for ASCII parts,
+    /// consumed edges for parts with other letters.
+    #[test]
+    fn boundaries_stay_dfa_friendly() {
+        assert_eq!(boundaries(r"\bab\b"), r"(?-u:\b)ab(?-u:\b)");
+        assert_eq!(boundaries(r"\bне\b x\b"), r"(?:^|[^\w])не x(?:[^\w]|$)");
+        let re = alternation(&[r"\bignore\b", r"\bне говори\b"]);
+        assert!(re.is_match("ignore"));
+        assert!(re.is_match("\u{7528}\u{6237}ignore"));
+        assert!(!re.is_match("ignored"));
+        assert!(re.is_match("ты не говори."));
+        assert!(!re.is_match("вне говорить"));
     }
 }

@@ -17,8 +17,12 @@
 //!
 //! An anchor may ask for the word boundaries the pattern has around it (`\b`); a
 //! boundary is refuted only by an ASCII letter, digit or `_` next to the anchor, which is
-//! a word character for the pattern too, so the check never rejects a real match. No
-//! anchor contains a sentence end, so every anchor occurrence lies in one sentence.
+//! a word character for the pattern too (ASCII patterns use ASCII word boundaries, see
+//! [`super::phrases::boundaries`]; Cyrillic and CJK anchors are never refuted), so the
+//! check never rejects a real match. No anchor contains a sentence end, so every anchor
+//! occurrence lies in one sentence. Anchors of other scripts are folded like the text
+//! ([`super::fold::fold_anchor`]); those of Chinese, Japanese and Korean, which have no
+//! spaces between words, ask for no boundary.
 //!
 //! A pattern edit needs its anchors edited too: `anchors_cover_every_pattern` generates
 //! strings from every pattern and fails on a match whose anchors are missing.

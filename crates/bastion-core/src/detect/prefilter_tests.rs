@@ -157,6 +157,7 @@ fn satisfied(re: &Regex, need: Need, text: &str) -> bool {
 fn generator_source(re: &Regex) -> String {
     let src = re
         .as_str()
+        .replace(r"(?-u:\b)", "")
         .replace(r"\b", "")
         .replace(r"\z", "")
         .replace("(?m)", "")

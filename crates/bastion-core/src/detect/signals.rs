@@ -463,11 +463,12 @@ fn conceal_strong(s: &str, out: &mut Signals) {
 }
 
 /// A pronoun object right after a verb ("put it", "send them", "include its value";
-/// "stuur de inhoud", "отправь его").
+/// "stuur de inhoud", "отправь его"). The verb match ends at a word boundary, or past
+/// the space its boundary consumed, so the space is optional here.
 static ANAPHORA: LazyLock<Regex> = LazyLock::new(|| {
     super::phrases::alternation(&[
-        r"^\s+(?:it|them|this|that|its (?:value|contents?|text)|their (?:values?|contents?)|the (?:value|contents?|result))\b",
-        r"^\s+(?:lo|la|li|le|questo|questa|tutto|il (?:suo )?contenuto|het|dit|deze|de inhoud|jego zawartosc|zawartosc|isso|isto|o (?:seu )?conteudo|его|её|их|это|содержимое)\b",
+        r"^\s*(?:it|them|this|that|its (?:value|contents?|text)|their (?:values?|contents?)|the (?:value|contents?|result))\b",
+        r"^\s*(?:lo|la|li|le|questo|questa|tutto|il (?:suo )?contenuto|het|dit|deze|de inhoud|jego zawartosc|zawartosc|isso|isto|o (?:seu )?conteudo|его|её|их|это|содержимое)\b",
     ])
 });
 
@@ -490,9 +491,12 @@ fn pair_verbs(s: &str, out: &mut Signals) {
             continue;
         };
         if let Some(o) = near.iter().find(|o| o.kind == ObjKind::CredStrong) {
-            out.push(Sig::CredStrong, &format!("{} {}", v.as_str(), o.label));
+            out.push(
+                Sig::CredStrong,
+                &format!("{} {}", v.as_str().trim(), o.label),
+            );
         } else if let Some(o) = near.iter().find(|o| o.kind == ObjKind::CredWeak) {
-            out.push(Sig::CredWeak, &format!("{} {}", v.as_str(), o.label));
+            out.push(Sig::CredWeak, &format!("{} {}", v.as_str().trim(), o.label));
         }
     }
     for v in TRANSFER_VERB.find_iter(s) {
@@ -509,7 +513,10 @@ fn pair_verbs(s: &str, out: &mut Signals) {
                 .find(|o| matches!(o.kind, ObjKind::CredStrong | ObjKind::DataStrong))
             && ANAPHORA.is_match(&s[v.end()..])
         {
-            out.push(Sig::Exfil, &format!("{} {} {to}", v.as_str(), o.label));
+            out.push(
+                Sig::Exfil,
+                &format!("{} {} {to}", v.as_str().trim(), o.label),
+            );
             break;
         }
         let assigns = matches!(v.as_str(), "set" | "fill" | "replace");
@@ -531,7 +538,7 @@ fn pair_verbs(s: &str, out: &mut Signals) {
                 ObjKind::CredWeak => false,
             };
             if exfil {
-                let verb = if assigns { "put" } else { v.as_str() };
+                let verb = if assigns { "put" } else { v.as_str().trim() };
                 let ev = match &sink {
                     Some(to) => format!("{verb} {} {to}", o.label),
                     None if assigns => format!("{verb} {} into a tool argument", o.label),
