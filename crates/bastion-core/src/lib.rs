@@ -47,3 +47,16 @@ impl Direction {
         }
     }
 }
+
+/// Builds every lazily compiled detector and sanitizer (anchor automata, regexes, the HTML
+/// policy, Unicode data) now. A gateway calls this on a spare thread at start-up so that
+/// the first messages do not pay for it. Idempotent; pure (no I/O).
+pub fn warm_up() {
+    detect::warm_up();
+    let policy = sanitize::ContentPolicy::default();
+    let html = "<p onclick=\"x()\">Hi <img src=\"https://t.example/p.gif?d=1\"> \u{202e}</p>";
+    let _ = sanitize::sanitize_markup(html, Some("text/html"), &policy, "");
+    let md = "See [docs](https://a.example/?token=abcdef0123456789) and ![i](https://b.example/x.png)";
+    let _ = sanitize::sanitize_markup(md, None, &policy, "");
+    let _ = sanitize::sanitize_text("\u{1b}[2Jx\u{200b}\u{e0041}");
+}

@@ -73,6 +73,16 @@ impl AuditSink {
         )
     }
 
+    /// [`AuditSink::record`] for a thread outside the runtime: blocks while the queue is
+    /// full. Must not be called from an async task.
+    pub fn record_blocking(&self, mut event: AuditEvent) {
+        event.server = self.server.to_string();
+        if event.time_ms == 0 {
+            event.time_ms = crate::now_ms();
+        }
+        let _ = self.tx.blocking_send(event);
+    }
+
     /// Records one event (its `server` and, when 0, `time_ms` are filled in). Waits
     /// while the queue is full.
     pub async fn record(&self, mut event: AuditEvent) {

@@ -10,7 +10,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::time::Instant;
 
 /// Bytes read per `read` call.
-const READ_CHUNK: usize = 64 * 1024;
+const READ_CHUNK: usize = 128 * 1024;
 
 /// What [`FrameReader::next`] yields.
 #[derive(Debug)]
@@ -101,11 +101,13 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
 }
 
 /// Bytes that may wait in one outbox before senders are held back.
-const OUTBOX_BUDGET: usize = 8 * 1024 * 1024;
+const OUTBOX_BUDGET: usize = 4 * 1024 * 1024;
 
-/// One queued frame and the share of the byte budget it holds until written.
+/// One queued frame (newline included) and the share of the byte budget it holds until
+/// written. Shared, so a caller can keep reading a large frame (to digest it) without a
+/// copy.
 pub(crate) struct Outgoing {
-    bytes: Vec<u8>,
+    bytes: Arc<Vec<u8>>,
     _permit: OwnedSemaphorePermit,
 }
 
@@ -150,7 +152,7 @@ impl Outbox {
         };
         self.tx
             .try_send(Outgoing {
-                bytes: frame,
+                bytes: Arc::new(frame),
                 _permit: permit,
             })
             .is_ok()
@@ -174,19 +176,15 @@ impl Outbox {
     /// Returns `false` when the writer is gone (the peer closed its end).
     pub(crate) async fn send(&self, mut frame: Vec<u8>) -> bool {
         frame.push(b'\n');
-        let want = u32::try_from(frame.len().min(OUTBOX_BUDGET)).unwrap_or(u32::MAX);
-        let Ok(permit) = self.budget.clone().acquire_many_owned(want).await else {
-            return false;
-        };
-        self.tx
-            .send(Outgoing {
-                bytes: frame,
-                _permit: permit,
-            })
-            .await
-            .is_ok()
+        self.send_shared(Arc::new(frame)).await
     }
-}
+
+    /// Queues a frame that already ends with its newline, shared with the caller.
+    pub(crate) async fn send_shared(&self, frame: Arc<Vec<u8>>) -> bool {
+        let want = u32::try_from(frame.len().min(OUTBOX_BUDGET)).unwrap_or(u32::MAX);
+        let Ok(permit) = self.budget.clone().acquire_many_owned(want).await else { return false };
+        self.tx.send(Outgoing { bytes: frame, _permit: permit }).await.is_ok()
+    }}
 
 /// Writes queued frames to `w`, flushing whenever the queue runs empty. Ends when every
 /// outbox is dropped or `close` fires (after writing what is queued), or on a write

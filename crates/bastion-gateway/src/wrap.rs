@@ -79,6 +79,8 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let mut server = child::spawn(&cfg.command)?;
+    // Compile the detectors while the server starts up, not on its first answer.
+    drop(tokio::task::spawn_blocking(bastion_core::warm_up));
     let pgid = server.id();
     let server_in = server
         .stdin

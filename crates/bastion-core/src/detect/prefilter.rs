@@ -1189,6 +1189,11 @@ fn table() -> Vec<(String, Bound, u64)> {
     merged
 }
 
+/// Builds the anchor automaton now rather than on the first scan.
+pub(crate) fn warm() {
+    LazyLock::force(&ANCHORS);
+}
+
 static ANCHORS: LazyLock<Anchors> = LazyLock::new(|| {
     let table = table();
     let automaton = AhoCorasick::builder()

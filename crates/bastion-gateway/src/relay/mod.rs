@@ -19,7 +19,6 @@ use bastion_core::result::ResultOptions;
 use bastion_core::{Limits, uri};
 use bastion_store::AuditEvent;
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -32,7 +31,7 @@ const MAX_PENDING: usize = 65_536;
 const MAX_ID_BYTES: usize = 1024;
 /// Frames up to this size get their audit work (digest, instruction scan) inline right
 /// after forwarding; larger ones on a blocking thread, bytes.
-const INLINE_AUDIT_BYTES: usize = 64 * 1024;
+const INLINE_AUDIT_BYTES: usize = 16 * 1024;
 
 const H2S: &str = "host_to_server";
 const S2H: &str = "server_to_host";
@@ -85,6 +84,42 @@ pub(crate) struct Relay {
     /// Set while the server is not reading its input (a send to it timed out); cleared by
     /// the next send that gets through. While set, host frames are refused at once.
     server_stalled: AtomicBool,
+    /// Audit work of large results, done on one worker thread off the relay thread.
+    deferred: Deferred,
+}
+
+/// A piece of audit work: computes the finished event.
+type Job = Box<dyn FnOnce() -> AuditEvent + Send>;
+
+/// One worker thread for the audit work of large results (instruction scan, digest), fed
+/// through a queue of two: the relay thread forwards and moves on; when the worker falls
+/// behind, the relay waits (back-pressure). One thread keeps per-thread buffers and
+/// allocator arenas to one set.
+struct Deferred {
+    tx: tokio::sync::mpsc::Sender<Job>,
+}
+
+impl Deferred {
+    fn start(audit: AuditSink) -> Self {
+        let (tx, mut rx) = tokio::sync::mpsc::channel::<Job>(2);
+        let spawned = std::thread::Builder::new().name("bastion-audit".into()).spawn(move || {
+            while let Some(job) = rx.blocking_recv() {
+                audit.record_blocking(job());
+            }
+        });
+        if let Err(e) = spawned {
+            eprintln!("mcp-bastion: cannot start the audit worker thread ({e}); large results are audited inline");
+        }
+        Self { tx }
+    }
+
+    /// Queues `job`; runs it here when the worker is gone. Returns its event in that case.
+    async fn run(&self, job: Job) -> Option<AuditEvent> {
+        match self.tx.send(job).await {
+            Ok(()) => None,
+            Err(tokio::sync::mpsc::error::SendError(job)) => Some(job()),
+        }
+    }
 }
 
 /// Audit event under construction.
@@ -142,10 +177,6 @@ impl Ev {
     }
     fn removed(mut self, n: usize) -> Self {
         self.0.removed_chars = i64::try_from(n).unwrap_or(i64::MAX);
-        self
-    }
-    fn digest(mut self, frame: &[u8]) -> Self {
-        self.0.digest = Some(hex::encode(Sha256::digest(frame)));
         self
     }
 }
@@ -208,9 +239,10 @@ impl Relay {
             state: Mutex::new(State::default()),
             to_host,
             to_server,
-            audit,
             timer_wake: Notify::new(),
             server_stalled: AtomicBool::new(false),
+            deferred: Deferred::start(audit.clone()),
+            audit,
         }
     }
 

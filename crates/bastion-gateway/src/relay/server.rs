@@ -205,53 +205,41 @@ impl Relay {
         }
         // Forward first; the instruction scan of result texts (audit only) and the frame
         // digest run afterwards, large frames on a blocking thread.
-        let (out, original) = if changed || cleaned.removed > 0 {
+        let mut out = if changed || cleaned.removed > 0 {
             map.insert("result".into(), final_result);
             let out = serialize(&map);
             final_result = map.remove("result").unwrap_or(Value::Null);
-            (out, frame)
-        } else if bytes > INLINE_AUDIT_BYTES {
-            (frame.clone(), frame)
+            out
         } else {
-            (frame, Vec::new())
+            frame
         };
-        let small = original.is_empty();
-        let digest_now = small.then(|| hex::encode(Sha256::digest(&out)));
-        self.to_host.send(out).await;
+        let small = out.len() <= INLINE_AUDIT_BYTES;
+        out.push(b'\n');
+        let out = std::sync::Arc::new(out);
+        self.to_host.send_shared(out.clone()).await;
         let method = req.method.clone();
         let opts = self.result_opts.clone();
+        let base = ev(verdict).removed(removed).0;
         let deferred = move || {
-            let found = if matches!(
-                method.as_str(),
-                "tools/call" | "resources/read" | "prompts/get"
-            ) {
+            let injection = if matches!(method.as_str(), "tools/call" | "resources/read" | "prompts/get") {
                 injection_findings(&method, &final_result, &opts)
             } else {
                 Vec::new()
             };
-            let digest = digest_now.unwrap_or_else(|| hex::encode(Sha256::digest(&original)));
-            (found, digest)
+            // SHA-256 of the frame as forwarded (the original bytes when nothing was rewritten).
+            let digest = hex::encode(Sha256::digest(&out[..out.len() - 1]));
+            finish_event(base, verdict, findings, injection, digest)
         };
-        let (injection, digest) = if small {
+        if small {
             tokio::task::yield_now().await;
-            deferred()
+            self.audit.record(deferred()).await;
         } else {
-            tokio::task::spawn_blocking(deferred)
-                .await
-                .unwrap_or_default()
-        };
-        let verdict = verdict.max(Verdict::from_findings(&injection, false));
-        findings.extend(injection);
-        let mut e = ev(verdict).codes(&findings).removed(removed);
-        e.0.digest = (!digest.is_empty()).then_some(digest);
-        if verdict != Verdict::Allow {
-            let reason = findings
-                .iter()
-                .max_by_key(|f| f.severity)
-                .map_or("sanitized", |f| f.code.as_str());
-            e = e.reason(reason);
+            // Large frames: the scan and digest run on the audit worker thread while this
+            // reader goes on with the next frame.
+            if let Some(event) = self.deferred.run(Box::new(deferred)).await {
+                self.audit.record(event).await;
+            }
         }
-        self.audit.record(e.0).await;
     }
 
     /// Runs the method's inspection.
@@ -501,4 +489,29 @@ impl Relay {
             })
             .await;
     }
+}
+
+/// Completes the audit event of a result once the deferred work is done.
+fn finish_event(
+    mut event: bastion_store::AuditEvent,
+    verdict: Verdict,
+    mut findings: Vec<Finding>,
+    injection: Vec<Finding>,
+    digest: String,
+) -> bastion_store::AuditEvent {
+    let verdict = verdict.max(Verdict::from_findings(&injection, false));
+    findings.extend(injection);
+    event.verdict = verdict.as_str().into();
+    for f in &findings {
+        let code = f.code.as_str().to_owned();
+        if !event.codes.contains(&code) {
+            event.codes.push(code);
+        }
+    }
+    if verdict != Verdict::Allow {
+        let reason = findings.iter().max_by_key(|f| f.severity).map_or("sanitized", |f| f.code.as_str());
+        event.reason = Some(reason.into());
+    }
+    event.digest = (!digest.is_empty()).then_some(digest);
+    event
 }
