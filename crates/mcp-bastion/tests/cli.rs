@@ -281,7 +281,7 @@ fn server_everything_through_wrap_matches_direct() {
         .collect();
     assert!(events.iter().any(|e| e["method"] == "tools/call"
         && e["tool"] == "echo"
-        && e["direction"] == "host_to_server"));
+        && e["direction"] == "server_to_host"));
     assert!(
         events
             .iter()
