@@ -81,7 +81,13 @@ pub(crate) fn alternation_with(parts: &[&str], more: &[&str]) -> Regex {
         .map(|p| format!("(?:{})", fold_pattern(&boundaries(p))))
         .collect::<Vec<_>>()
         .join("|");
-    Regex::new(&joined).unwrap_or_else(|e| panic!("built-in pattern does not compile: {e}"))
+    // The lazy DFA's cache per pattern is capped at 256 KiB (the crate's default is
+    // 2 MiB): with some forty patterns the default costs more memory than the whole relay,
+    // and matching only runs on sentences the anchor prefilter selected.
+    regex::RegexBuilder::new(&joined)
+        .dfa_size_limit(256 * 1024)
+        .build()
+        .unwrap_or_else(|e| panic!("built-in pattern does not compile: {e}"))
 }
 
 /// The word boundaries of one pattern part, in a form the `regex` crate's lazy DFA

@@ -1198,7 +1198,9 @@ static ANCHORS: LazyLock<Anchors> = LazyLock::new(|| {
     let table = table();
     let automaton = AhoCorasick::builder()
         .match_kind(MatchKind::Standard)
-        .kind(Some(AhoCorasickKind::DFA))
+        // A contiguous NFA: about 1 MiB instead of the DFA's 9 MiB, for roughly a third
+        // more time per byte (~350 MiB/s on prose).
+        .kind(Some(AhoCorasickKind::ContiguousNFA))
         .build(table.iter().map(|a| a.0.as_bytes()))
         .unwrap_or_else(|e| panic!("built-in anchors do not compile: {e}"));
     Anchors {
