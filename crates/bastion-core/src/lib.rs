@@ -56,7 +56,8 @@ pub fn warm_up() {
     let policy = sanitize::ContentPolicy::default();
     let html = "<p onclick=\"x()\">Hi <img src=\"https://t.example/p.gif?d=1\"> \u{202e}</p>";
     let _ = sanitize::sanitize_markup(html, Some("text/html"), &policy, "");
-    let md = "See [docs](https://a.example/?token=abcdef0123456789) and ![i](https://b.example/x.png)";
+    let md =
+        "See [docs](https://a.example/?token=abcdef0123456789) and ![i](https://b.example/x.png)";
     let _ = sanitize::sanitize_markup(md, None, &policy, "");
     let _ = sanitize::sanitize_text("\u{1b}[2Jx\u{200b}\u{e0041}");
 }

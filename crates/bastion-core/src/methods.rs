@@ -43,12 +43,18 @@ fn skeleton(v: &Value) -> Value {
             Value::String(s[..cut].to_owned())
         }
         Value::Array(items) => Value::Array(items.iter().map(skeleton).collect()),
-        Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), skeleton(v))).collect()),
+        Value::Object(map) => {
+            Value::Object(map.iter().map(|(k, v)| (k.clone(), skeleton(v))).collect())
+        }
         other => other.clone(),
     }
 }
 
-fn view<T: serde::de::DeserializeOwned>(what: &'static str, method: &str, value: &Value) -> Result<(), StructureError> {
+fn view<T: serde::de::DeserializeOwned>(
+    what: &'static str,
+    method: &str,
+    value: &Value,
+) -> Result<(), StructureError> {
     let shortened;
     let value = if has_long_string(value) {
         shortened = skeleton(value);
@@ -56,7 +62,11 @@ fn view<T: serde::de::DeserializeOwned>(what: &'static str, method: &str, value:
     } else {
         value
     };
-    T::deserialize(value).map(drop).map_err(|e| StructureError { what, method: method.to_owned(), detail: e.to_string() })
+    T::deserialize(value).map(drop).map_err(|e| StructureError {
+        what,
+        method: method.to_owned(),
+        detail: e.to_string(),
+    })
 }
 
 fn fail(what: &'static str, method: &str, detail: &str) -> StructureError {
@@ -195,7 +205,13 @@ mod tests {
     #[test]
     fn long_strings_are_checked_by_type_not_copied() {
         let big = "x".repeat(1 << 20);
-        assert!(check_result("tools/call", &json!({"content":[{"type":"text","text": big}]})).is_ok());
+        assert!(
+            check_result(
+                "tools/call",
+                &json!({"content":[{"type":"text","text": big}]})
+            )
+            .is_ok()
+        );
         let v = json!({"content":[{"type":"text","text": 5}], "note": big});
         assert!(check_result("tools/call", &v).is_err());
         let s = skeleton(&json!({"a": "\u{e9}".repeat(600)}));

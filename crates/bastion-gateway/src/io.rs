@@ -182,9 +182,18 @@ impl Outbox {
     /// Queues a frame that already ends with its newline, shared with the caller.
     pub(crate) async fn send_shared(&self, frame: Arc<Vec<u8>>) -> bool {
         let want = u32::try_from(frame.len().min(OUTBOX_BUDGET)).unwrap_or(u32::MAX);
-        let Ok(permit) = self.budget.clone().acquire_many_owned(want).await else { return false };
-        self.tx.send(Outgoing { bytes: frame, _permit: permit }).await.is_ok()
-    }}
+        let Ok(permit) = self.budget.clone().acquire_many_owned(want).await else {
+            return false;
+        };
+        self.tx
+            .send(Outgoing {
+                bytes: frame,
+                _permit: permit,
+            })
+            .await
+            .is_ok()
+    }
+}
 
 /// Writes queued frames to `w`, flushing whenever the queue runs empty. Ends when every
 /// outbox is dropped or `close` fires (after writing what is queued), or on a write

@@ -102,13 +102,17 @@ struct Deferred {
 impl Deferred {
     fn start(audit: AuditSink) -> Self {
         let (tx, mut rx) = tokio::sync::mpsc::channel::<Job>(2);
-        let spawned = std::thread::Builder::new().name("bastion-audit".into()).spawn(move || {
-            while let Some(job) = rx.blocking_recv() {
-                audit.record_blocking(job());
-            }
-        });
+        let spawned = std::thread::Builder::new()
+            .name("bastion-audit".into())
+            .spawn(move || {
+                while let Some(job) = rx.blocking_recv() {
+                    audit.record_blocking(job());
+                }
+            });
         if let Err(e) = spawned {
-            eprintln!("mcp-bastion: cannot start the audit worker thread ({e}); large results are audited inline");
+            eprintln!(
+                "mcp-bastion: cannot start the audit worker thread ({e}); large results are audited inline"
+            );
         }
         Self { tx }
     }

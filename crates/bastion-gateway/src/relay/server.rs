@@ -221,7 +221,10 @@ impl Relay {
         let opts = self.result_opts.clone();
         let base = ev(verdict).removed(removed).0;
         let deferred = move || {
-            let injection = if matches!(method.as_str(), "tools/call" | "resources/read" | "prompts/get") {
+            let injection = if matches!(
+                method.as_str(),
+                "tools/call" | "resources/read" | "prompts/get"
+            ) {
                 injection_findings(&method, &final_result, &opts)
             } else {
                 Vec::new()
@@ -509,7 +512,10 @@ fn finish_event(
         }
     }
     if verdict != Verdict::Allow {
-        let reason = findings.iter().max_by_key(|f| f.severity).map_or("sanitized", |f| f.code.as_str());
+        let reason = findings
+            .iter()
+            .max_by_key(|f| f.severity)
+            .map_or("sanitized", |f| f.code.as_str());
         event.reason = Some(reason.into());
     }
     event.digest = (!digest.is_empty()).then_some(digest);
