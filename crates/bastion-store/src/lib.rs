@@ -1,7 +1,8 @@
 //! # bastion-store
 //!
-//! Persistent state of MCP Bastion behind one async API: today the audit log; pins,
-//! approvals and the consent ledger join it in later migrations.
+//! Persistent state of MCP Bastion behind one async API: the audit log, descriptor pins
+//! and server launch configs; approvals and the consent ledger join them in later
+//! migrations.
 //!
 //! Backend: [`sqlx`] with `SQLite` as the embedded default (file in WAL mode, created with
 //! its parent directory). `sqlx` was chosen over `rusqlite` because one async API covers
@@ -14,8 +15,10 @@
 //! and the gateway.
 
 mod audit;
+mod pins;
 
 pub use audit::{AuditEvent, AuditQuery};
+pub use pins::{PinFilter, PinRecord, PinState, ServerRecord};
 
 use sqlx::SqlSafeStr;
 use sqlx::migrate::{Migration, MigrationType, Migrator};
@@ -74,13 +77,22 @@ pub struct Store {
 }
 
 fn migrator() -> Migrator {
-    Migrator::with_migrations(vec![Migration::new(
-        1,
-        "audit".into(),
-        MigrationType::Simple,
-        include_str!("../migrations/sqlite/0001_audit.sql").into_sql_str(),
-        false,
-    )])
+    Migrator::with_migrations(vec![
+        Migration::new(
+            1,
+            "audit".into(),
+            MigrationType::Simple,
+            include_str!("../migrations/sqlite/0001_audit.sql").into_sql_str(),
+            false,
+        ),
+        Migration::new(
+            2,
+            "pins".into(),
+            MigrationType::Simple,
+            include_str!("../migrations/sqlite/0002_pins.sql").into_sql_str(),
+            false,
+        ),
+    ])
 }
 
 impl Store {

@@ -169,3 +169,98 @@ async fn memory_store_for_tests() {
         1
     );
 }
+
+fn pin(identity: &str, key: &str, state: bastion_store::PinState) -> bastion_store::PinRecord {
+    bastion_store::PinRecord {
+        id: 0,
+        server_identity: identity.into(),
+        server_name: identity.split(':').next().unwrap().into(),
+        kind: "tool".into(),
+        item_key: key.into(),
+        state,
+        approved_hash: Some("a".repeat(64)),
+        approved_descriptor: Some(r#"{"name":"x"}"#.into()),
+        pending_hash: None,
+        pending_descriptor: None,
+        pending_reason: None,
+        first_seen_ms: 1,
+        updated_ms: 1,
+    }
+}
+
+#[tokio::test]
+async fn pins_approve_revoke_and_version() {
+    use bastion_store::{PinFilter, PinState, ServerRecord};
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("p.db").to_str().unwrap())
+        .await
+        .unwrap();
+    let server = ServerRecord {
+        identity: "fs:abc".into(),
+        name: "fs".into(),
+        config_hash: "abc".into(),
+        launch_config: r#"{"args":[],"command":"x","env":{}}"#.into(),
+        approved: false,
+        first_seen_ms: 1,
+        last_seen_ms: 1,
+    };
+    store.upsert_server(&server).await.unwrap();
+    store
+        .upsert_server(&ServerRecord {
+            last_seen_ms: 5,
+            approved: true,
+            ..server.clone()
+        })
+        .await
+        .unwrap();
+    let known = store.servers_named("fs").await.unwrap();
+    assert_eq!(known.len(), 1);
+    assert_eq!(known[0].last_seen_ms, 5);
+    assert!(known[0].approved);
+    assert_eq!(known[0].first_seen_ms, 1);
+
+    let v0 = store.pins_version().await.unwrap();
+    store
+        .put_pin(&pin("fs:abc", "read", PinState::Approved))
+        .await
+        .unwrap();
+    let mut pending = pin("fs:abc", "write", PinState::Pending);
+    pending.pending_hash = Some("b".repeat(64));
+    pending.pending_descriptor = Some(r#"{"name":"write","description":"new"}"#.into());
+    pending.pending_reason = Some("changed".into());
+    store.put_pin(&pending).await.unwrap();
+    // Upsert by (identity, kind, key): no duplicate row.
+    store.put_pin(&pending).await.unwrap();
+    let all = store
+        .pins(&PinFilter {
+            server_name: Some("fs".into()),
+            ..PinFilter::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        all.iter().map(|p| p.item_key.as_str()).collect::<Vec<_>>(),
+        ["read", "write"]
+    );
+    let waiting = store
+        .pins(&PinFilter {
+            state: Some(PinState::Pending),
+            ..PinFilter::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(waiting.len(), 1);
+
+    let approved = store.approve_pin(waiting[0].id, 9).await.unwrap().unwrap();
+    assert_eq!(approved.state, PinState::Approved);
+    assert_eq!(
+        approved.approved_hash.as_deref(),
+        Some("b".repeat(64).as_str())
+    );
+    assert_eq!(approved.pending_hash, None);
+    assert!(store.pins_version().await.unwrap() > v0);
+
+    let revoked = store.revoke_pin(approved.id, 10).await.unwrap().unwrap();
+    assert_eq!(revoked.state, PinState::Revoked);
+    assert!(store.approve_pin(9999, 11).await.unwrap().is_none());
+}
