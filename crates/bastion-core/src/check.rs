@@ -5,10 +5,11 @@
 //! |---|---|
 //! | `message` | `{"raw": "<wire text>"}`, `{"raw_hex": "<bytes in hex>"}` or `{"generate": {"template", "fill_char", "fill_bytes"}}`, optional `"direction": "host_to_server" \| "server_to_host"` (default host → server) and `"method"` (the request a response answers) |
 //! | `descriptor` | `{"kind": "tool" \| "prompt" \| "resource" \| "resource_template" \| "server_instructions", "descriptor": {...}}` |
-//! | `result` | a `tools/call` result (`content`, ...), a `resources/read` result (`contents`) or a `prompts/get` result (`messages`) |
+//! | `result` | a `tools/call` result (`content`, ...), a `resources/read` result (`contents`) or a `prompts/get` result (`messages`); or `{"outputSchema": {...}, "result": {...}, "era"?: "legacy" \| "stateless" \| "<protocol version>"}` (default legacy): the result is inspected and its `structuredContent` validated ([`crate::schema::check_structured`]); schema findings have paths under `/outputSchema`, result findings paths relative to the result |
 
 use crate::detect::{DescriptorKind, scan_descriptor};
 use crate::envelope::{self, Kind, codes};
+use crate::era::Era;
 use crate::finding::{Code, Finding, Report, Severity, Verdict};
 use crate::frame::{FrameDecoder, FrameEvent};
 use crate::result::{ResultOptions, inspect_result};
@@ -74,6 +75,11 @@ pub fn run(kind: CheckKind, input: &Value, limits: &Limits) -> Result<Report, Ch
     match kind {
         CheckKind::Message => check_message(input, limits),
         CheckKind::Descriptor => check_descriptor(input),
+        CheckKind::Result
+            if input.get("outputSchema").is_some() && input.get("result").is_some() =>
+        {
+            check_result_with_schema(input, limits)
+        }
         CheckKind::Result => Ok(check_result(input, limits)),
     }
 }
@@ -112,6 +118,49 @@ fn check_result(input: &Value, limits: &Limits) -> Report {
         findings: outcome.findings,
         output: Some(output),
     }
+}
+
+/// `{outputSchema, result, era?}`: the result inspected and sanitized as by
+/// [`check_result`], then its (sanitized) `structuredContent` validated against
+/// `outputSchema` ([`crate::schema::check_structured`]). A mismatch blocks, and the output
+/// is the tool error the gateway sends instead ([`crate::schema::mismatch_result`]);
+/// otherwise the output is the sanitized result.
+fn check_result_with_schema(input: &Value, limits: &Limits) -> Result<Report, CheckError> {
+    let era = match input.get("era") {
+        None => Era::Legacy,
+        Some(Value::String(name)) => match name.as_str() {
+            "legacy" => Era::Legacy,
+            "stateless" => Era::Stateless,
+            version => Era::of_version(version).ok_or_else(|| {
+                bad(
+                    "result",
+                    format!("unknown era `{version}`; expected legacy, stateless or a protocol version such as 2025-11-25"),
+                )
+            })?,
+        },
+        Some(_) => return Err(bad("result", "`era` must be a string")),
+    };
+    let result = &input["result"];
+    let inspected = check_result(result, limits);
+    let output = inspected.output.unwrap_or_else(|| result.clone());
+    let mut findings = crate::schema::check_structured(era, &input["outputSchema"], &output);
+    let mismatch = findings
+        .iter()
+        .any(|f| f.code == Code::OutputSchemaMismatch);
+    let verdict = inspected
+        .verdict
+        .max(Verdict::from_findings(&findings, false));
+    findings.extend(inspected.findings);
+    let output = if mismatch {
+        crate::schema::mismatch_result(&findings)
+    } else {
+        output
+    };
+    Ok(Report {
+        verdict,
+        findings,
+        output: Some(output),
+    })
 }
 
 /// Feeds the frame text to a decoder with the direction's limit, in chunks, so a

@@ -210,6 +210,12 @@ finding_codes! {
     DuplicateName => "duplicate_name", "two items of one list share a name (or uri), so which one runs is ambiguous";
     /// Tool withheld.
     BlockedDescriptor => "blocked_descriptor", "the tool, prompt or resource was withheld because of its findings";
+    /// structuredContent does not match the tool's outputSchema.
+    OutputSchemaMismatch => "output_schema_mismatch", "structuredContent is missing or does not validate against the tool's outputSchema";
+    /// The tool's outputSchema is refused and not used.
+    OutputSchemaRefused => "output_schema_refused", "a tool's outputSchema is too large, too deep, uses remote references or unsafe patterns, and is not used";
+    /// A pinned descriptor or an approved launch config changed.
+    DescriptorChanged => "descriptor_changed", "a descriptor or server launch config differs from what was approved";
 }
 
 impl fmt::Display for Code {

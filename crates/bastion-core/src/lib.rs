@@ -21,8 +21,10 @@ pub mod json;
 pub mod limits;
 pub mod lists;
 pub mod methods;
+pub mod pins;
 pub mod result;
 pub mod sanitize;
+pub mod schema;
 pub mod unicode;
 pub mod uri;
 

@@ -781,6 +781,7 @@ mod tests {
     fn policy() -> ContentPolicy {
         ContentPolicy {
             trusted_domains: vec!["trusted.example".into()],
+            ..ContentPolicy::default()
         }
     }
 

@@ -32,7 +32,7 @@
 //! and a GFM renderer does not turn the shown URL back into a link.
 
 use super::html;
-use super::markup::{self, ContentPolicy, Findings, Target};
+use super::markup::{self, ContentPolicy, Findings, HtmlInText, Target};
 use crate::finding::Code;
 use pulldown_cmark::{CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 use std::collections::HashSet;
@@ -266,6 +266,30 @@ fn inline_event(
     stack: &mut Vec<Frame>,
     edits: &mut Vec<Edit>,
 ) {
+    if policy.html_in_text == HtmlInText::Escape {
+        let (tag_edits, plain) = match hidden_marker(t, findings) {
+            Hidden::Tag => {
+                findings.push(Code::HtmlSanitized, ESCAPED.to_owned());
+                (
+                    vec![Edit {
+                        range,
+                        with: escape_tags(t),
+                    }],
+                    t.to_owned(),
+                )
+            }
+            Hidden::Blank => (Vec::new(), String::new()),
+            Hidden::Marker(plain) => (
+                vec![Edit {
+                    range,
+                    with: markup::escape_inline(&plain),
+                }],
+                plain,
+            ),
+        };
+        deliver(stack, edits, tag_edits, &plain);
+        return;
+    }
     let tag = inline_html(t, policy, findings);
     let (tag_edits, plain) = match tag {
         Some(tag) => (
@@ -836,6 +860,15 @@ fn hidden_marker(t: &str, findings: &mut Findings<'_>) -> Hidden {
     Hidden::Marker(format!("[hidden {kind}: {content}]"))
 }
 
+/// The finding message for tags shown as text (`html_in_text = "escape"`).
+const ESCAPED: &str = "HTML tags were shown as escaped text (html_in_text = escape)";
+
+/// Raw HTML made visible text: every `<` gets a backslash (`CommonMark` §2.4), so no tag,
+/// comment or declaration starts in it.
+fn escape_tags(html: &str) -> String {
+    html.replace('<', "\\<")
+}
+
 /// A raw HTML block: its source range, its HTML (container prefixes removed) and the
 /// source offset of each of its lines' HTML.
 #[derive(Debug)]
@@ -885,6 +918,10 @@ fn html_block(
     };
     let body = if rest.trim().is_empty() {
         String::new()
+    } else if policy.html_in_text == HtmlInText::Escape {
+        changed = true;
+        findings.push(Code::HtmlSanitized, ESCAPED.to_owned());
+        escape_tags(rest)
     } else if let Some(cleaned) = html::clean(rest, policy, findings) {
         changed = true;
         markers.extend(cleaned.image_markers);
@@ -960,6 +997,7 @@ mod tests {
     fn policy() -> ContentPolicy {
         ContentPolicy {
             trusted_domains: vec!["trusted.example".into()],
+            ..ContentPolicy::default()
         }
     }
 

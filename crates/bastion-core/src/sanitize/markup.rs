@@ -6,8 +6,8 @@
 //!
 //! | `mime` (essence, case-insensitive) | treatment |
 //! |---|---|
-//! | `text/html`, `application/xhtml+xml` | the whole text is cleaned by an [`ammonia`] allowlist ([`super::html`]) |
-//! | absent, `text/markdown`, `text/x-markdown`, `text/plain` | parsed as `CommonMark` with GFM tables, strikethrough, task lists and footnotes ([`super::markdown`]); raw HTML in it is cleaned by the same allowlist |
+//! | `text/html`, `application/xhtml+xml`, `image/svg+xml` (unless [`ContentPolicy::allow_svg`]) | the whole text is cleaned by an [`ammonia`] allowlist ([`super::html`]) |
+//! | absent, `text/markdown`, `text/x-markdown`, `text/plain` | parsed as `CommonMark` with GFM tables, strikethrough, task lists and footnotes ([`super::markdown`]); raw HTML in it is cleaned by the same allowlist, or shown as escaped text when [`ContentPolicy::html_in_text`] is `escape` |
 //! | anything else (`application/json`, `text/csv`, source code, …) | returned unchanged: it is not rendered as markup |
 //!
 //! Markdown is rewritten by replacing source byte ranges reported by the parser, never by
@@ -49,11 +49,18 @@ use url::Url;
 #[path = "markup_guard.rs"]
 pub(crate) mod guard;
 
-/// Content policy (`[content]` config section).
+/// Content policy (`[content]` config section). Every key is optional; unknown keys are
+/// refused.
 ///
 /// # Defaults
-/// No trusted domains: every external image is neutralized and every data-carrying link
-/// is made inert.
+/// | key | default | meaning |
+/// |---|---|---|
+/// | `trusted_domains` | `[]` | no trusted hosts: every external image is neutralized and every data-carrying link is made inert |
+/// | `html_in_text` | `"clean"` | HTML in text/markdown is cleaned by the allowlist |
+/// | `injection` | `"flag"` | instruction-like result text passes with a warning |
+/// | `mime_allowlist` | `[]` | the built-in list [`crate::result::DEFAULT_MIME_ALLOWLIST`] |
+/// | `allow_svg` | `false` | SVG images and blobs are refused; SVG text is cleaned as HTML |
+/// | `denied_uri_schemes` | `[]` | only the built-in [`crate::result::DANGEROUS_URI_SCHEMES`] are refused |
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ContentPolicy {
@@ -62,9 +69,59 @@ pub struct ContentPolicy {
     /// `*.` or `.` is ignored; internationalized names are compared in their punycode
     /// form).
     pub trusted_domains: Vec<String>,
+    /// HTML tags in text and markdown content (tool and prompt text, `text/markdown`,
+    /// `text/plain` resources): `"clean"` (default) removes what the allowlist does not
+    /// keep; `"escape"` shows every tag as visible text (`\<b>`, `CommonMark` §2.4
+    /// backslash escape) instead. HTML comments are shown as `[hidden comment: …]` in
+    /// both modes; `text/html` resources are always cleaned.
+    pub html_in_text: HtmlInText,
+    /// Instruction-like text in results (`injection_in_result`): `"flag"` (default)
+    /// passes the result with a warning; `"block"` refuses the whole result (the finding
+    /// becomes `high`, verdict `block`). See [`ContentPolicy::injection_blocks`].
+    pub injection: InjectionMode,
+    /// MIME types (essence, case-insensitive; `type/*` matches a whole top-level type)
+    /// that image, audio and blob content may declare. Empty (default) means
+    /// [`crate::result::DEFAULT_MIME_ALLOWLIST`]. A non-empty list replaces the defaults;
+    /// an image block must still declare `image/…` and an audio block `audio/…`.
+    pub mime_allowlist: Vec<String>,
+    /// Let `image/svg+xml` through as image content, blobs and text resources
+    /// unchanged. Default `false`: SVG can carry scripts and event handlers, so SVG
+    /// image content and blobs are removed and SVG text resources are cleaned as HTML.
+    pub allow_svg: bool,
+    /// URI schemes (without the colon, case-insensitive) refused in `resource_link` and
+    /// embedded resource URIs in addition to the always refused `javascript`, `vbscript`
+    /// and `data` ([`crate::result::DANGEROUS_URI_SCHEMES`]).
+    pub denied_uri_schemes: Vec<String>,
+}
+
+/// What [`ContentPolicy::html_in_text`] does with HTML tags in text and markdown.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HtmlInText {
+    /// Clean by the allowlist (scripts, handlers, frames, forms, beacons removed).
+    #[default]
+    Clean,
+    /// Show every tag as escaped, visible text.
+    Escape,
+}
+
+/// What [`ContentPolicy::injection`] does with instruction-like text in results.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InjectionMode {
+    /// Pass the result, warn (`warn` finding, verdict `flag`).
+    #[default]
+    Flag,
+    /// Refuse the result (`high` finding, verdict `block`).
+    Block,
 }
 
 impl ContentPolicy {
+    /// Whether instruction-like text refuses the whole result (`injection = "block"`).
+    pub const fn injection_blocks(&self) -> bool {
+        matches!(self.injection, InjectionMode::Block)
+    }
+
     /// Whether `host` (as produced by [`Url::host_str`], i.e. lowercase ASCII) is one of
     /// [`Self::trusted_domains`] or a subdomain of one.
     pub fn is_trusted(&self, host: &str) -> bool {
@@ -117,7 +174,7 @@ pub fn sanitize_markup<'a>(
     path: &str,
 ) -> MarkupOutcome<'a> {
     let mut findings = Findings::new(path);
-    let out = match Flavor::of(mime) {
+    let out = match Flavor::of(mime, policy) {
         Flavor::Opaque => Cow::Borrowed(text),
         Flavor::Html if memchr::memchr(b'<', text.as_bytes()).is_none() => Cow::Borrowed(text),
         Flavor::Markdown if !may_hold_markdown(text.as_bytes()) => Cow::Borrowed(text),
@@ -160,13 +217,15 @@ enum Flavor {
 }
 
 impl Flavor {
-    fn of(mime: Option<&str>) -> Self {
+    fn of(mime: Option<&str>, policy: &ContentPolicy) -> Self {
         let Some(mime) = mime else {
             return Self::Markdown;
         };
         let essence = mime.split(';').next().unwrap_or_default().trim();
         if essence.eq_ignore_ascii_case("text/html")
             || essence.eq_ignore_ascii_case("application/xhtml+xml")
+            // SVG renders like HTML in a browser context (scripts, handlers).
+            || (essence.eq_ignore_ascii_case("image/svg+xml") && !policy.allow_svg)
         {
             Self::Html
         } else if ["text/markdown", "text/x-markdown", "text/plain"]
@@ -611,6 +670,7 @@ mod tests {
     fn policy() -> ContentPolicy {
         ContentPolicy {
             trusted_domains: vec!["trusted.example".into(), "*.bücher.example".into()],
+            ..ContentPolicy::default()
         }
     }
 

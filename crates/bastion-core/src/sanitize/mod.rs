@@ -9,6 +9,6 @@ pub mod terminal;
 pub mod text;
 pub mod value;
 
-pub use markup::{ContentPolicy, MarkupOutcome, sanitize_markup};
+pub use markup::{ContentPolicy, HtmlInText, InjectionMode, MarkupOutcome, sanitize_markup};
 pub use text::{TextOutcome, sanitize_text};
 pub use value::{ValueOutcome, sanitize_value};

@@ -1,0 +1,215 @@
+//! Result hardening for `tools/call`, `resources/read` and `prompts/get` (DESIGN §4,
+//! MCP 2025-11-25 "Tools §Tool Result", "Resources §Reading Resources",
+//! "Prompts §Getting a Prompt").
+//!
+//! Every text that reaches the host loses terminal control sequences, controls and hidden
+//! characters ([`crate::sanitize::sanitize_text`]), then HTML/markdown is neutralized
+//! ([`crate::sanitize::sanitize_markup`]); text beyond `max_text_bytes` is truncated on a
+//! UTF-8 boundary with a visible marker; instruction-like text is flagged
+//! ([`crate::detect::scan_result_text`]), or refuses the whole result when
+//! [`ContentPolicy::injection_blocks`]. `structuredContent` strings get the text
+//! sanitizer only (their meaning is data, not markup).
+//!
+//! Binary content (`image` and `audio` blocks, blobs) is checked without being decoded
+//! whole: base64, size, MIME allowlist, sniffed first bytes ([`binary`]); `text/*` blobs
+//! are decoded, get the text treatment above and are encoded again. The URIs of
+//! `resource_link` blocks and embedded resources are checked for dangerous schemes
+//! ([`links`]). A content block that fails either check is replaced by a text block
+//! saying what was removed and why (`[mcp-bastion removed an image: …]`), a
+//! `resources/read` item by a `text/plain` item of the same `uri`; the rest of the result
+//! passes.
+//!
+//! # Findings
+//! Removed binary content: `malformed_message` (until a dedicated code exists), `info`,
+//! path of the `data`/`blob` member. Refused URI: `dangerous_url_scheme`, `info`, path of
+//! the `uri` member. Both are neutralizations: verdict `sanitize`.
+
+use crate::finding::{Code, Finding, Severity, Verdict};
+use crate::sanitize::ContentPolicy;
+use serde_json::Value;
+use walk::Walk;
+
+pub mod binary;
+pub mod links;
+#[cfg(test)]
+mod tests;
+mod walk;
+
+pub use binary::DEFAULT_MIME_ALLOWLIST;
+pub use links::DANGEROUS_URI_SCHEMES;
+
+/// The finding code for removed binary content (invalid base64, oversize, MIME type not
+/// allowed or not matching the bytes). Severity `info`: the block was replaced.
+const BINARY_REFUSED: Code = Code::MalformedMessage;
+
+/// Options for [`inspect_result`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResultOptions {
+    /// Text per content item before truncation, bytes (DESIGN §5 `max_text_bytes`).
+    pub max_text_bytes: usize,
+    /// Decoded size of one image, audio or blob item, bytes (DESIGN §5
+    /// `max_binary_bytes`); larger items are removed.
+    pub max_binary_bytes: usize,
+    /// Link, HTML, MIME and injection policy (`[content]`).
+    pub content: ContentPolicy,
+    /// Run the instruction detector on result texts here (default). A caller that only
+    /// audits those findings may set `false` and call [`injection_findings`] later, off
+    /// the latency path, with the sanitized result. Ignored (the detector runs here)
+    /// when [`ContentPolicy::injection_blocks`]: the verdict depends on it.
+    pub scan_injection: bool,
+}
+
+impl ResultOptions {
+    /// Default options with the sizes of `limits` (`max_text_bytes`, `max_binary_bytes`)
+    /// and `content` as the content policy.
+    pub fn new(limits: &crate::Limits, content: ContentPolicy) -> Self {
+        Self {
+            max_text_bytes: limits.max_text_bytes,
+            max_binary_bytes: limits.max_binary_bytes,
+            content,
+            scan_injection: true,
+        }
+    }
+}
+
+impl Default for ResultOptions {
+    fn default() -> Self {
+        Self::new(&crate::Limits::default(), ContentPolicy::default())
+    }
+}
+
+/// Outcome of [`inspect_result`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResultOutcome {
+    /// The sanitized result when anything changed; `None` means forward the original.
+    pub rewritten: Option<Value>,
+    /// Findings, paths relative to the result.
+    pub findings: Vec<Finding>,
+    /// Characters removed by the text sanitizer, over all strings.
+    pub removed_chars: usize,
+    /// The verdict: `sanitize` when rewritten, `flag` for instruction-like text,
+    /// `block` for a finding of severity `high` or more.
+    pub verdict: Verdict,
+}
+
+/// Codes that document a neutralization already applied to the text: they explain a
+/// rewrite and do not by themselves warn the user.
+const NEUTRALIZED: &[Code] = &[
+    Code::TerminalEscape,
+    Code::ControlCharacter,
+    Code::HiddenUnicodeTag,
+    Code::BidiControl,
+    Code::ZeroWidth,
+    Code::InvisibleFormat,
+    Code::VariationSelectorRun,
+    Code::PrivateUse,
+    Code::Noncharacter,
+    Code::HtmlSanitized,
+    Code::ExternalImage,
+    Code::LinkExfiltration,
+    Code::LinkTextMismatch,
+    Code::DangerousUrlScheme,
+    Code::TextTruncated,
+];
+
+/// Inspects and sanitizes the result of `method`. Methods other than `tools/call`,
+/// `resources/read` and `prompts/get` pass unchanged. `isError` results are inspected
+/// like any other.
+pub fn inspect_result(method: &str, result: &Value, opts: &ResultOptions) -> ResultOutcome {
+    let mut walk = Walk {
+        opts,
+        only_injection: false,
+        edits: Vec::new(),
+        findings: Vec::new(),
+        removed: 0,
+    };
+    walk_result(&mut walk, method, result);
+    let Walk {
+        edits,
+        mut findings,
+        removed,
+        ..
+    } = walk;
+    let rewritten = (!edits.is_empty()).then(|| {
+        let mut out = result.clone();
+        for (path, value) in edits {
+            if let Some(slot) = out.pointer_mut(&path) {
+                *slot = value;
+            }
+        }
+        out
+    });
+    for f in &mut findings {
+        if NEUTRALIZED.contains(&f.code) && f.severity < Severity::High {
+            f.severity = Severity::Info;
+        }
+    }
+    let verdict = Verdict::from_findings(&findings, rewritten.is_some());
+    ResultOutcome {
+        rewritten,
+        findings,
+        removed_chars: removed,
+        verdict,
+    }
+}
+
+/// Visits every text field of a `method` result with `walk`.
+fn walk_result(walk: &mut Walk<'_>, method: &str, result: &Value) {
+    match method {
+        "tools/call" => {
+            if let Some(items) = result.get("content").and_then(Value::as_array) {
+                for (i, block) in items.iter().enumerate() {
+                    walk.content_block(block, &format!("/content/{i}"));
+                }
+            }
+            if let Some(sc) = result.get("structuredContent") {
+                walk.plain(sc, "/structuredContent");
+            }
+        }
+        "resources/read" => {
+            if let Some(items) = result.get("contents").and_then(Value::as_array) {
+                for (i, res) in items.iter().enumerate() {
+                    let path = format!("/contents/{i}");
+                    if let Some(marker) = walk.resource_contents(res, &path) {
+                        walk.replace_contents(res, &path, &marker);
+                    }
+                }
+            }
+        }
+        "prompts/get" => {
+            if let Some(d) = result.get("description") {
+                walk.plain(d, "/description");
+            }
+            if let Some(messages) = result.get("messages").and_then(Value::as_array) {
+                for (i, m) in messages.iter().enumerate() {
+                    let path = format!("/messages/{i}/content");
+                    match m.get("content") {
+                        Some(Value::Array(blocks)) => {
+                            for (j, b) in blocks.iter().enumerate() {
+                                walk.content_block(b, &format!("{path}/{j}"));
+                            }
+                        }
+                        Some(block) => walk.content_block(block, &path),
+                        None => {}
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Instruction-like text in the texts of a (sanitized) result: the findings
+/// [`inspect_result`] adds when [`ResultOptions::scan_injection`] is on, for callers that
+/// run them after forwarding.
+pub fn injection_findings(method: &str, result: &Value, opts: &ResultOptions) -> Vec<Finding> {
+    let mut walk = Walk {
+        opts,
+        only_injection: true,
+        edits: Vec::new(),
+        findings: Vec::new(),
+        removed: 0,
+    };
+    walk_result(&mut walk, method, result);
+    walk.findings
+}

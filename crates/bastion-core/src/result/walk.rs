@@ -1,0 +1,339 @@
+//! The walk over a result's content: which member of which block gets which treatment
+//! (text pipeline, plain text sanitizer, binary checks, URI checks), collected as edits
+//! and findings for [`super::inspect_result`].
+
+use super::{BINARY_REFUSED, ResultOptions, binary, links};
+use crate::detect::scan_result_text;
+use crate::finding::{Code, Finding, Severity, pointer_push};
+use crate::sanitize::{sanitize_markup, sanitize_text};
+use base64::Engine as _;
+use serde_json::{Value, json};
+use std::fmt::Write as _;
+
+/// One pass over a result: the options, and what the pass found and would change.
+pub(super) struct Walk<'o> {
+    pub(super) opts: &'o ResultOptions,
+    /// Only collect instruction findings; change nothing.
+    pub(super) only_injection: bool,
+    /// Replacements: JSON Pointer into the result, new value; applied in order.
+    pub(super) edits: Vec<(String, Value)>,
+    pub(super) findings: Vec<Finding>,
+    pub(super) removed: usize,
+}
+
+impl Walk<'_> {
+    /// Full treatment of one text field: text sanitizer, markup, size, injection.
+    pub(super) fn text(&mut self, text: &str, path: &str, mime: Option<&str>) {
+        if let Some(out) = self.clean(text, path, mime) {
+            self.edits.push((path.to_owned(), Value::String(out)));
+        }
+    }
+
+    /// The instruction detector, with the policy's severity.
+    fn scan(&mut self, text: &str, path: &str) {
+        let mut found = scan_result_text(text, path);
+        if self.opts.content.injection_blocks() {
+            for f in &mut found {
+                f.severity = f.severity.max(Severity::High);
+            }
+        }
+        self.findings.extend(found);
+    }
+
+    /// The text that replaces `text` (text sanitizer, markup, size, injection), or `None`
+    /// when it passes unchanged.
+    fn clean(&mut self, text: &str, path: &str, mime: Option<&str>) -> Option<String> {
+        if self.only_injection {
+            self.scan(text, path);
+            return None;
+        }
+        let cleaned = sanitize_text(text);
+        self.removed += cleaned.removed;
+        for code in &cleaned.codes {
+            self.findings.push(Finding::new(
+                *code,
+                Severity::Info,
+                path,
+                format!(
+                    "removed {} character(s) of class {code} from the text",
+                    cleaned.removed
+                ),
+            ));
+        }
+        // Truncate before the markup pass: its cost grows with the input, and what is cut
+        // off never reaches the host anyway.
+        let mut body: std::borrow::Cow<'_, str> = cleaned.text;
+        let mut truncated = None;
+        if body.len() > self.opts.max_text_bytes {
+            let original = body.len();
+            let mut cut = self.opts.max_text_bytes;
+            while !body.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            body = std::borrow::Cow::Owned(body[..cut].to_owned());
+            truncated = Some((original, cut));
+        }
+        let markup = sanitize_markup(&body, mime, &self.opts.content, path);
+        self.findings.extend(markup.findings);
+        let mut out: std::borrow::Cow<'_, str> = match markup.text {
+            std::borrow::Cow::Borrowed(_) => body,
+            // The markup pass decodes character references (`&#x1b;`) and may leave a
+            // dangling joiner where it cut: clean its output once more.
+            std::borrow::Cow::Owned(m) => {
+                let again = sanitize_text(&m);
+                self.removed += again.removed;
+                std::borrow::Cow::Owned(again.text.into_owned())
+            }
+        };
+        if truncated.is_some() {
+            let again = sanitize_text(&out);
+            if again.removed > 0 {
+                self.removed += again.removed;
+                out = std::borrow::Cow::Owned(again.text.into_owned());
+            }
+        }
+        if let Some((original, cut)) = truncated {
+            let mut t = out.into_owned();
+            let _ = write!(
+                t,
+                "\n[truncated by mcp-bastion: {original} bytes in total, {cut} shown]"
+            );
+            out = t.into();
+            self.findings.push(Finding::new(
+                Code::TextTruncated,
+                Severity::Info,
+                path,
+                format!("text of {original} bytes truncated to {cut} bytes (max_text_bytes)"),
+            ));
+        }
+        if self.opts.scan_injection || self.opts.content.injection_blocks() {
+            self.scan(&out, path);
+        }
+        (out != text).then(|| out.into_owned())
+    }
+
+    /// Text sanitizer only, for structured data strings and names.
+    pub(super) fn plain(&mut self, value: &Value, path: &str) {
+        if self.only_injection {
+            return;
+        }
+        match value {
+            Value::String(s) => {
+                let cleaned = sanitize_text(s);
+                if cleaned.removed > 0 {
+                    self.removed += cleaned.removed;
+                    for code in &cleaned.codes {
+                        self.findings.push(Finding::new(
+                            *code,
+                            Severity::Info,
+                            path,
+                            format!("removed characters of class {code}"),
+                        ));
+                    }
+                    self.edits
+                        .push((path.to_owned(), Value::String(cleaned.text.into_owned())));
+                }
+            }
+            Value::Array(items) => {
+                for (i, v) in items.iter().enumerate() {
+                    self.plain(v, &pointer_push(path, &i.to_string()));
+                }
+            }
+            Value::Object(map) => {
+                for (k, v) in map {
+                    self.plain(v, &pointer_push(path, k));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A content block (`text`, `image`, `audio`, `resource_link`, `resource`).
+    pub(super) fn content_block(&mut self, block: &Value, path: &str) {
+        match block.get("type").and_then(Value::as_str) {
+            Some("text") => {
+                if let Some(t) = block.get("text").and_then(Value::as_str) {
+                    self.text(t, &pointer_push(path, "text"), None);
+                }
+            }
+            Some(kind @ ("image" | "audio")) => {
+                let kind = if kind == "image" {
+                    binary::Kind::Image
+                } else {
+                    binary::Kind::Audio
+                };
+                let data = pointer_push(path, "data");
+                if let Some(reason) = self.binary(kind, block, &data) {
+                    let marker = format!("[mcp-bastion removed {}: {reason}]", kind.noun());
+                    self.replace_block(path, &marker);
+                    return;
+                }
+            }
+            Some("resource") => {
+                if let Some(res) = block.get("resource") {
+                    let rpath = pointer_push(path, "resource");
+                    if let Some(shown) = self.refused_uri(res, &rpath, "an embedded resource") {
+                        let marker = format!("[mcp-bastion removed an embedded resource: {shown}]");
+                        self.replace_block(path, &marker);
+                        return;
+                    }
+                    if let Some(marker) = self.resource_contents(res, &rpath) {
+                        self.replace_block(path, &marker);
+                        return;
+                    }
+                }
+            }
+            Some("resource_link") => {
+                if let Some(shown) = self.refused_uri(block, path, "a resource link") {
+                    let label = ["title", "name"]
+                        .iter()
+                        .find_map(|k| {
+                            let v = block.get(*k)?.as_str()?;
+                            Some(self.label(v, &pointer_push(path, k)))
+                        })
+                        .unwrap_or_else(|| "link".to_owned());
+                    let marker = format!("[mcp-bastion removed a link: {label}, {shown}]");
+                    self.replace_block(path, &marker);
+                    return;
+                }
+                for field in ["name", "title", "description"] {
+                    if let Some(v) = block.get(field) {
+                        self.plain(v, &pointer_push(path, field));
+                    }
+                }
+            }
+            _ => {}
+        }
+        if let Some(ann) = block.get("annotations") {
+            self.plain(ann, &pointer_push(path, "annotations"));
+        }
+    }
+
+    /// `TextResourceContents` / `BlobResourceContents`. Returns the marker text when a
+    /// blob was refused (the caller replaces the item).
+    pub(super) fn resource_contents(&mut self, res: &Value, path: &str) -> Option<String> {
+        let mime = res.get("mimeType").and_then(Value::as_str);
+        if let Some(t) = res.get("text").and_then(Value::as_str) {
+            self.text(t, &pointer_push(path, "text"), mime);
+        }
+        if res.get("blob").is_some() {
+            let kind = binary::Kind::Blob;
+            let blob = pointer_push(path, "blob");
+            if let Some(reason) = self.binary(kind, res, &blob) {
+                return Some(format!("[mcp-bastion removed {}: {reason}]", kind.noun()));
+            }
+        }
+        None
+    }
+
+    /// Checks the binary content of `item` (`data` or `blob` at `path`, `mimeType`). On
+    /// refusal records the finding and returns the reason; a `text/*` blob is sanitized as
+    /// text and encoded again.
+    fn binary(&mut self, kind: binary::Kind, item: &Value, path: &str) -> Option<String> {
+        let field = if kind == binary::Kind::Blob {
+            "blob"
+        } else {
+            "data"
+        };
+        let checked = binary::inspect(
+            kind,
+            item.get(field),
+            item.get("mimeType"),
+            &self.opts.content,
+            self.opts.max_binary_bytes,
+        );
+        match checked {
+            Err(reason) => {
+                if self.only_injection {
+                    return None;
+                }
+                self.findings.push(Finding::new(
+                    BINARY_REFUSED,
+                    Severity::Info,
+                    path,
+                    format!("removed {}: {reason}", kind.noun()),
+                ));
+                Some(reason)
+            }
+            Ok(ok) => {
+                if let Some(note) = ok.note
+                    && !self.only_injection
+                {
+                    self.findings
+                        .push(Finding::new(BINARY_REFUSED, Severity::Info, path, note));
+                }
+                if let Some(text) = ok.text
+                    && let Some(out) = self.clean(&text, path, Some(&ok.mime))
+                {
+                    let encoded = base64::engine::general_purpose::STANDARD.encode(out);
+                    self.edits.push((path.to_owned(), Value::String(encoded)));
+                }
+                None
+            }
+        }
+    }
+
+    /// The URI of `item` (a `resource_link` block or resource contents at `path`) as
+    /// marker text when its scheme is refused; records the finding.
+    fn refused_uri(&mut self, item: &Value, path: &str, what: &str) -> Option<String> {
+        if self.only_injection {
+            return None;
+        }
+        let uri = item.get("uri").and_then(Value::as_str)?;
+        let scheme = links::refused(uri, &self.opts.content)?;
+        let path = pointer_push(path, "uri");
+        self.findings.push(Finding::new(
+            Code::DangerousUrlScheme,
+            Severity::Info,
+            &path,
+            format!("{what} with a {scheme}: URI was replaced by text"),
+        ));
+        Some(format!(
+            "`{}` (the {scheme}: scheme is not allowed)",
+            links::shown(uri)
+        ))
+    }
+
+    /// A server-chosen name as inert marker text: hidden characters removed (recorded at
+    /// `path`), markdown punctuation escaped, whitespace collapsed.
+    fn label(&mut self, name: &str, path: &str) -> String {
+        let cleaned = sanitize_text(name);
+        if cleaned.removed > 0 {
+            self.removed += cleaned.removed;
+            for code in &cleaned.codes {
+                self.findings.push(Finding::new(
+                    *code,
+                    Severity::Info,
+                    path,
+                    format!("removed characters of class {code}"),
+                ));
+            }
+        }
+        crate::sanitize::markup::escape_inline(&cleaned.text)
+    }
+
+    /// Replaces the content block at `path` by a text block holding `marker` (sanitized
+    /// like any text: it may quote server-chosen names).
+    fn replace_block(&mut self, path: &str, marker: &str) {
+        let text_path = pointer_push(path, "text");
+        let text = self
+            .clean(marker, &text_path, None)
+            .unwrap_or_else(|| marker.to_owned());
+        self.edits
+            .push((path.to_owned(), json!({"type": "text", "text": text})));
+    }
+
+    /// Replaces the `resources/read` contents item `res` at `path` by a `text/plain`
+    /// item of the same `uri` holding `marker`.
+    pub(super) fn replace_contents(&mut self, res: &Value, path: &str, marker: &str) {
+        let text_path = pointer_push(path, "text");
+        let text = self
+            .clean(marker, &text_path, Some("text/plain"))
+            .unwrap_or_else(|| marker.to_owned());
+        let uri = res.get("uri").cloned().unwrap_or_else(|| json!(""));
+        self.edits.push((
+            path.to_owned(),
+            json!({"uri": uri, "mimeType": "text/plain", "text": text}),
+        ));
+    }
+}
