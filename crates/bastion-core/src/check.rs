@@ -26,6 +26,8 @@ pub enum CheckKind {
     Descriptor,
     /// One result.
     Result,
+    /// Two versions of a descriptor, a descriptor list or a launch config.
+    Drift,
 }
 
 impl CheckKind {
@@ -38,6 +40,7 @@ impl CheckKind {
             "message" => Ok(Self::Message),
             "descriptor" => Ok(Self::Descriptor),
             "result" => Ok(Self::Result),
+            "drift" => Ok(Self::Drift),
             other => Err(CheckError::UnknownKind(other.to_owned())),
         }
     }
@@ -48,7 +51,7 @@ impl CheckKind {
 #[non_exhaustive]
 pub enum CheckError {
     /// Unknown kind name.
-    #[error("unknown check kind `{0}`; expected one of: message, descriptor, result")]
+    #[error("unknown check kind `{0}`; expected one of: message, descriptor, result, drift")]
     UnknownKind(String),
     /// The input does not have the shape the kind needs.
     #[error("input for `check {kind}` is malformed: {detail}")]
@@ -81,6 +84,9 @@ pub fn run(kind: CheckKind, input: &Value, limits: &Limits) -> Result<Report, Ch
             check_result_with_schema(input, limits)
         }
         CheckKind::Result => Ok(check_result(input, limits)),
+        CheckKind::Drift => {
+            crate::pins::check_drift(input).map_err(|e| bad("drift", e.to_string()))
+        }
     }
 }
 

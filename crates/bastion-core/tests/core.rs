@@ -165,6 +165,11 @@ fn descriptor_fixtures() {
 }
 
 #[test]
+fn drift_fixtures() {
+    assert_dir("drift", CheckKind::Drift, 20);
+}
+
+#[test]
 fn result_fixtures() {
     assert_dir("result", CheckKind::Result, 20);
 }
@@ -181,9 +186,12 @@ fn corpus_cases_have_fixtures() {
         "c035", "c037", "c038", "c149", "c150", "c152", "c153", // result_sanitize
         "c046", "c047", "c049", "c050", "c052", "c053", "c055", "c056", "c058", "c059", "c061",
         "c062", "c064", "c065", "c067", "c068", "c070", "c071", "c156", "c157", "c159", "c160",
+        // output_schema
+        "c143", "c144", "c146", "c147", // rug_pull
+        "c039", "c040", "c042", "c043", "c045", "c175",
     ];
     let mut abouts = String::new();
-    for dir in ["message", "descriptor", "result"] {
+    for dir in ["message", "descriptor", "result", "drift"] {
         for path in fixtures(dir) {
             let fx: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
             abouts.push_str(fx["about"].as_str().unwrap_or(""));

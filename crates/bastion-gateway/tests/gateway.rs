@@ -637,3 +637,125 @@ async fn oversized_request_ids_are_refused() {
     h.assert_still_serving().await;
     h.finish().await;
 }
+
+fn content_server() -> Vec<String> {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/servers/content_server.py");
+    vec!["python3".into(), script.display().to_string()]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_are_checked_against_the_listed_output_schema() {
+    let mut h = Host::start(content_server(), Limits::default()).await;
+    let init = h
+        .request("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}))
+        .await;
+    assert_eq!(init["result"]["serverInfo"]["name"], "content");
+    let list = h.request("tools/list", json!({})).await;
+    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 10);
+
+    let ok = h.call("weather", json!({})).await;
+    assert_eq!(
+        ok["result"]["structuredContent"],
+        json!({"temperature": 21.5, "unit": "C"})
+    );
+    for tool in ["weather_bad", "weather_missing"] {
+        let r = h.call(tool, json!({})).await;
+        assert_eq!(r["result"]["isError"], true, "{tool}: {r}");
+        assert!(
+            r["result"].get("structuredContent").is_none(),
+            "{tool}: {r}"
+        );
+        let text = r["result"]["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("outputSchema"), "{tool}: {text}");
+        assert!(
+            !text.contains("hot"),
+            "the non-conforming value is not echoed: {text}"
+        );
+    }
+    // Error results are not validated.
+    let err = h.call("weather_error", json!({})).await;
+    assert_eq!(
+        err["result"]["structuredContent"],
+        json!({"error": "NOT_FOUND"})
+    );
+    let (_, store) = h.finish().await;
+    let events = store
+        .audit_events(&AuditQuery {
+            limit: Some(1000),
+            ..AuditQuery::default()
+        })
+        .await
+        .unwrap();
+    let bad = events
+        .iter()
+        .find(|e| e.tool.as_deref() == Some("weather_bad"))
+        .unwrap();
+    assert_eq!(bad.verdict, "block");
+    assert!(
+        bad.codes.iter().any(|c| c == "output_schema_mismatch"),
+        "{bad:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn html_markdown_and_fake_prompts_are_neutralized() {
+    let mut h = Host::start(content_server(), Limits::default()).await;
+    h.request("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}))
+        .await;
+    h.request("tools/list", json!({})).await;
+
+    let page = h.call("html_page", json!({})).await;
+    let html = page["result"]["content"][0]["resource"]["text"]
+        .as_str()
+        .unwrap()
+        .to_lowercase();
+    for active in [
+        "<script",
+        "<iframe",
+        "onmouseover",
+        "javascript:",
+        "document.cookie",
+    ] {
+        assert!(!html.contains(active), "{active} survived: {html}");
+    }
+    assert!(html.contains("docs"), "{html}");
+
+    let md = h.call("markdown_leak", json!({})).await;
+    let text = md["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        !text.contains("![chart](https://attacker.example"),
+        "image still auto-loads: {text}"
+    );
+    assert!(
+        !text.contains("](https://attacker.example/r?session"),
+        "data link still clickable: {text}"
+    );
+    assert!(
+        text.contains("https://docs.example.com/page?page=2"),
+        "ordinary link lost: {text}"
+    );
+
+    let fake = h.call("fake_login", json!({})).await;
+    assert_eq!(fake["result"]["isError"], true);
+    let text = fake["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(!text.contains('\u{1b}'), "{text:?}");
+    let (_, store) = h.finish().await;
+    let events = store
+        .audit_events(&AuditQuery {
+            limit: Some(1000),
+            ..AuditQuery::default()
+        })
+        .await
+        .unwrap();
+    let e = events
+        .iter()
+        .find(|e| e.tool.as_deref() == Some("fake_login"))
+        .unwrap();
+    assert_eq!(e.verdict, "flag", "{e:?}");
+    assert!(e.codes.iter().any(|c| c == "injection_in_result"), "{e:?}");
+    let e = events
+        .iter()
+        .find(|e| e.tool.as_deref() == Some("markdown_leak"))
+        .unwrap();
+    assert!(e.codes.iter().any(|c| c == "external_image"), "{e:?}");
+}

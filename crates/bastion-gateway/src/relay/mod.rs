@@ -48,6 +48,8 @@ struct State {
     withheld_templates: Vec<String>,
     /// The era the host speaks, once known.
     era: Option<Era>,
+    /// outputSchema of each listed tool (not withheld), by name.
+    output_schemas: HashMap<String, Value>,
 }
 
 impl State {
@@ -86,6 +88,8 @@ pub(crate) struct Relay {
     server_stalled: AtomicBool,
     /// Audit work of large results, done on one worker thread off the relay thread.
     deferred: Deferred,
+    /// Compiled outputSchemas, by tool and schema hash.
+    schemas: bastion_core::schema::OutputSchemaCache,
 }
 
 /// A piece of audit work: computes the finished event.
@@ -246,6 +250,7 @@ impl Relay {
             timer_wake: Notify::new(),
             server_stalled: AtomicBool::new(false),
             deferred: Deferred::start(audit.clone()),
+            schemas: bastion_core::schema::OutputSchemaCache::default(),
             audit,
         }
     }

@@ -11,7 +11,7 @@ use bastion_core::json::{self, Recovered};
 use bastion_core::lists::{self, ListShape};
 use bastion_core::result::{injection_findings, inspect_result};
 use bastion_core::sanitize::sanitize_value;
-use bastion_core::{envelope, methods, uri};
+use bastion_core::{envelope, methods, schema, uri};
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
@@ -188,7 +188,7 @@ impl Relay {
         }
         // Every other string that reaches the host (serverInfo, _meta, URIs, completion
         // values, ...) is cleaned too.
-        let changed = rewritten.is_some();
+        let mut changed = rewritten.is_some();
         let mut final_result = rewritten.unwrap_or(result);
         let cleaned = sanitize_value(&mut final_result);
         if cleaned.removed > 0 {
@@ -201,6 +201,21 @@ impl Relay {
                     "",
                     format!("removed characters of class {code}"),
                 ));
+            }
+        }
+        // A tool that declared an outputSchema must answer with conforming
+        // structuredContent; anything else is replaced by an error result.
+        if req.method == "tools/call"
+            && let Some(mismatch) = self.check_output_schema(req.target.as_deref(), &final_result)
+        {
+            findings.extend(mismatch.iter().cloned());
+            if mismatch
+                .iter()
+                .any(|f| f.code == Code::OutputSchemaMismatch)
+            {
+                final_result = schema::mismatch_result(&mismatch);
+                verdict = Verdict::Block;
+                changed = true;
             }
         }
         // Forward first; the instruction scan of result texts (audit only) and the frame
@@ -243,6 +258,25 @@ impl Relay {
                 self.audit.record(event).await;
             }
         }
+    }
+
+    /// Findings of `result` against the outputSchema the server listed for `tool`
+    /// (MCP 2025-11-25 "Tools §Output Schema"); `None` when the tool declared none. A
+    /// schema Bastion refuses to compile (too large, remote `$ref`, unsafe pattern) gives a
+    /// warning and is not used.
+    fn check_output_schema(&self, tool: Option<&str>, result: &Value) -> Option<Vec<Finding>> {
+        let tool = tool?;
+        let (schema, era) = {
+            let st = self.state();
+            (
+                st.output_schemas.get(tool)?.clone(),
+                st.era.unwrap_or(bastion_core::era::Era::Legacy),
+            )
+        };
+        Some(match self.schemas.get_or_compile(tool, era, &schema) {
+            Ok(validator) => validator.check(result),
+            Err(refusal) => vec![refusal.finding("/outputSchema")],
+        })
     }
 
     /// Runs the method's inspection.
@@ -308,6 +342,23 @@ impl Relay {
                             .entry(member)
                             .or_default()
                             .insert(key.to_owned());
+                    }
+                }
+            }
+            if shape.member == "tools" {
+                let tools = result
+                    .get("tools")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten();
+                for (tool, item) in tools.zip(&outcome.items) {
+                    match tool.get("outputSchema") {
+                        Some(schema) if item.verdict != Verdict::Block => {
+                            st.output_schemas.insert(item.key.clone(), schema.clone());
+                        }
+                        _ => {
+                            st.output_schemas.remove(&item.key);
+                        }
                     }
                 }
             }
