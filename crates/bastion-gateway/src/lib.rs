@@ -12,13 +12,15 @@ pub mod audit;
 pub mod child;
 mod io;
 mod pending;
+pub mod pinning;
 mod relay;
 pub mod scan;
 pub mod stdio;
 pub mod wrap;
 
 pub use audit::AuditSink;
-pub use wrap::{WrapConfig, wrap};
+pub use pinning::PinMode;
+pub use wrap::{PinningSetup, WrapConfig, launch_config, wrap};
 
 /// Errors that stop the gateway (as opposed to refused messages, which are values and
 /// keep it running).
@@ -46,6 +48,18 @@ pub enum GatewayError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] bastion_store::StoreError),
+    /// Strict pinning: the server's launch config is new, changed or revoked.
+    #[error(
+        "the launch config of server `{name}` is not approved ({why}); review it with `mcp-bastion pins diff {pin_id}` and approve it with `mcp-bastion pins approve {pin_id}`"
+    )]
+    LaunchNotApproved {
+        /// Server name.
+        name: String,
+        /// Pin row to review.
+        pin_id: i64,
+        /// What changed, one sentence per finding.
+        why: String,
+    },
 }
 
 /// Unix time now, milliseconds (the core never reads the clock; the edge does).

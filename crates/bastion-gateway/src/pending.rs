@@ -16,6 +16,8 @@ pub(crate) struct HostRequest {
     pub(crate) raw_id: Value,
     pub(crate) deadline: Instant,
     seq: u64,
+    /// `true` when the request carried a `cursor`: a later page of a list.
+    pub(crate) continuation: bool,
 }
 
 /// Both directions' pending maps and the deadline index.
@@ -44,6 +46,7 @@ impl Pending {
         target: Option<String>,
         raw_id: Value,
         deadline: Instant,
+        continuation: bool,
     ) -> Option<Instant> {
         self.seq += 1;
         let seq = self.seq;
@@ -56,6 +59,7 @@ impl Pending {
                 raw_id,
                 deadline,
                 seq,
+                continuation,
             },
         );
         self.next_deadline()

@@ -12,11 +12,13 @@
 
 use crate::audit::AuditSink;
 use crate::io::{FrameReader, Outbox, ReadEvent, write_frames};
+use crate::pinning::{PinMode, Pinning};
 use crate::relay::Relay;
 use crate::{GatewayError, child};
 use bastion_core::Limits;
-use bastion_core::finding::Code;
+use bastion_core::finding::{Code, Verdict};
 use bastion_core::json;
+use bastion_core::pins::LaunchConfig;
 use bastion_core::result::ResultOptions;
 use bastion_core::sanitize::sanitize_text;
 use std::sync::Arc;
@@ -37,6 +39,36 @@ pub struct WrapConfig {
     pub result: ResultOptions,
     /// How long the server may take to exit after its stdin closes, ms (default 2000).
     pub grace_ms: u64,
+    /// Descriptor pinning and launch-config checks; `None` disables them.
+    pub pinning: Option<PinningSetup>,
+}
+
+/// Where pins live and how strictly they apply.
+#[derive(Debug, Clone)]
+pub struct PinningSetup {
+    /// The store holding pins (the audit store).
+    pub store: bastion_store::Store,
+    /// `tofu` or `strict`.
+    pub mode: PinMode,
+}
+
+/// The launch config pinned for `name` running `command`: the exact argv and the
+/// environment variables that change what runs (loaders and preloads such as
+/// `NODE_OPTIONS`, `LD_PRELOAD`, `PYTHONPATH`, and `PATH`) as this process sees them.
+/// Other variables are left out: they differ between shells and hosts without changing
+/// the server.
+pub fn launch_config(name: &str, command: &[String]) -> LaunchConfig {
+    let env = std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .filter(|(k, _)| bastion_core::pins::is_loader_variable(k))
+        .collect();
+    LaunchConfig {
+        name: name.to_owned(),
+        command: command.first().cloned(),
+        args: command.iter().skip(1).cloned().collect(),
+        env,
+        url: None,
+    }
 }
 
 impl WrapConfig {
@@ -48,6 +80,7 @@ impl WrapConfig {
             limits: Limits::default(),
             result: ResultOptions::default(),
             grace_ms: 2000,
+            pinning: None,
         }
     }
 }
@@ -78,6 +111,12 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    // The launch config is checked before anything is started: in strict mode a new or
+    // changed command must not run until it is approved.
+    let pinning = match &cfg.pinning {
+        Some(setup) => Some(Arc::new(open_pinning(&cfg, setup, &audit).await?)),
+        None => None,
+    };
     let mut server = child::spawn(&cfg.command)?;
     // Compile the detectors while the server starts up, not on its first answer.
     drop(tokio::task::spawn_blocking(bastion_core::warm_up));
@@ -110,10 +149,15 @@ where
         to_host,
         to_server,
         audit,
+        pinning,
     ));
     let timers = tokio::spawn({
         let r = relay.clone();
         async move { r.run_timers().await }
+    });
+    let pin_watch = tokio::spawn({
+        let r = relay.clone();
+        async move { r.watch_pins().await }
     });
     let read_timeout = Duration::from_millis(cfg.limits.read_timeout_ms);
     let mut server_reader = tokio::spawn({
@@ -153,6 +197,7 @@ where
     // Bounded: a host that stopped reading must not keep the gateway alive.
     let _ = tokio::time::timeout(Duration::from_secs(2), relay.fail_all_pending()).await;
     timers.abort();
+    pin_watch.abort();
     host_reader.abort();
     close_server.notify_one();
     let _ = tokio::time::timeout(Duration::from_secs(1), server_writer).await;
@@ -165,6 +210,53 @@ where
     let _ = tokio::time::timeout(Duration::from_secs(2), &mut host_writer).await;
     stderr_pump.abort();
     Ok(child::exit_code(status))
+}
+
+/// Opens pinning, checks the launch config, reports drift (stderr, audit) and refuses a
+/// launch config that strict pinning has not approved.
+async fn open_pinning(
+    cfg: &WrapConfig,
+    setup: &PinningSetup,
+    audit: &AuditSink,
+) -> Result<Pinning, GatewayError> {
+    let launch = launch_config(&cfg.name, &cfg.command);
+    let (pinning, check) =
+        Pinning::open(setup.store.clone(), &launch, setup.mode, crate::now_ms()).await?;
+    if !check.findings.is_empty() || check.refused {
+        let why: Vec<String> = check.findings.iter().map(|f| f.message.clone()).collect();
+        let why = if why.is_empty() {
+            "not approved yet".to_owned()
+        } else {
+            why.join("; ")
+        };
+        let verdict = if check.refused {
+            Verdict::Block
+        } else {
+            Verdict::Flag
+        };
+        let mut event = bastion_store::AuditEvent {
+            direction: "gateway".into(),
+            message_kind: Some("launch_config".into()),
+            tool: Some(cfg.name.clone()),
+            verdict: verdict.as_str().into(),
+            reason: Some(Code::DescriptorChanged.as_str().into()),
+            ..bastion_store::AuditEvent::default()
+        };
+        event.codes = vec![Code::DescriptorChanged.as_str().into()];
+        audit.record(event).await;
+        eprintln!(
+            "mcp-bastion[{}]: the server's launch config changed since it was approved: {why}",
+            cfg.name
+        );
+        if check.refused {
+            return Err(GatewayError::LaunchNotApproved {
+                name: cfg.name.clone(),
+                pin_id: check.pin_id,
+                why,
+            });
+        }
+    }
+    Ok(pinning)
 }
 
 async fn read_host<R: AsyncRead + Unpin>(relay: &Relay, mut reader: FrameReader<R>) {

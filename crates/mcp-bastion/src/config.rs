@@ -17,6 +17,16 @@ pub(crate) struct Config {
     pub(crate) content: ContentPolicy,
     /// `[gateway]`: process handling.
     pub(crate) gateway: GatewaySection,
+    /// `[pinning]`: descriptor and launch-config pinning.
+    pub(crate) pinning: PinningSection,
+}
+
+/// `[pinning]` section.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub(crate) struct PinningSection {
+    /// `tofu` (default) or `strict`.
+    pub(crate) mode: bastion_gateway::PinMode,
 }
 
 /// `[gateway]` section.

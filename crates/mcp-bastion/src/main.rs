@@ -6,10 +6,11 @@
 
 mod config;
 mod output;
+mod pins_cmd;
 
 use anyhow::{Context, Result};
 use bastion_core::check::{self, CheckKind};
-use bastion_gateway::{AuditSink, WrapConfig, scan, stdio, wrap};
+use bastion_gateway::{AuditSink, PinningSetup, WrapConfig, scan, stdio, wrap};
 use bastion_store::{AuditEvent, AuditQuery, Store};
 use clap::{Parser, Subcommand};
 use std::io::{Read, Write};
@@ -68,6 +69,11 @@ enum Command {
     },
     /// Print the table of finding codes (markdown).
     Codes,
+    /// Review descriptor and launch-config pins (list, show, diff, approve, revoke).
+    Pins {
+        #[command(subcommand)]
+        command: pins_cmd::PinsCommand,
+    },
     /// Print the audit log.
     Audit {
         /// Only events of this server.
@@ -188,6 +194,22 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             printed_ok(printed)?;
             Ok(check::exit_code(report.verdict))
         }
+        Command::Pins { command } => {
+            let rt = runtime()?;
+            rt.block_on(async {
+                let store = Store::open_existing(&store_url).await.map_err(internal)?;
+                let result = pins_cmd::run(&store, command, cli.json).await;
+                store.close().await;
+                match result {
+                    Ok(code) => Ok(code),
+                    Err(e) if e.downcast_ref::<pins_cmd::PinInputError>().is_some() => {
+                        Err(input(e))
+                    }
+                    Err(e) if output::is_broken_pipe(&e) => Ok(0),
+                    Err(e) => Err(internal(e)),
+                }
+            })
+        }
         Command::Codes => {
             printed_ok(
                 write!(std::io::stdout().lock(), "{}", bastion_core::Code::table())
@@ -242,6 +264,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             wcfg.result.max_text_bytes = cfg.limits.max_text_bytes;
             wcfg.result.content = cfg.content.clone();
             wcfg.grace_ms = cfg.gateway.shutdown_grace_ms;
+            let pin_mode = cfg.pinning.mode;
             bastion_gateway::child::adopt_orphans();
             // One thread runs the whole relay: no cross-thread wake-ups per frame.
             let rt = tokio::runtime::Builder::new_current_thread()
@@ -252,6 +275,10 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let code = rt.block_on(async {
                 let store = Store::open(&store_url).await.map_err(internal)?;
                 let (sink, writer) = AuditSink::start(store.clone(), &name);
+                wcfg.pinning = Some(PinningSetup {
+                    store: store.clone(),
+                    mode: pin_mode,
+                });
                 let (stdin, stdout) = (stdio::host_stdin(), stdio::host_stdout());
                 let code = wrap(wcfg, stdin, stdout, sink).await.map_err(internal)?;
                 // All sinks are dropped with the relay; let the writer drain.

@@ -450,3 +450,269 @@ fn audit_of_a_missing_store_is_an_error_not_an_empty_log() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("nothing has been recorded there yet"));
     assert!(!dir.path().join("nothing").exists());
 }
+
+/// A host driving `mcp-bastion wrap` over real pipes, with read timeouts.
+struct WrapHost {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    lines: std::sync::mpsc::Receiver<String>,
+    next_id: i64,
+}
+
+impl WrapHost {
+    fn start(args: &[&str], store: &Path) -> Self {
+        let mut child = Command::new(bin())
+            .args(args)
+            .env("MCP_BASTION_STORE", format!("sqlite://{}", store.display()))
+            .env("XDG_CONFIG_HOME", store.parent().unwrap())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Self {
+            child,
+            stdin,
+            lines,
+            next_id: 0,
+        }
+    }
+
+    fn send(&mut self, v: &Value) {
+        writeln!(self.stdin, "{v}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn recv(&mut self) -> Value {
+        let line = self
+            .lines
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("no message from the gateway within 20 s");
+        serde_json::from_str(&line).unwrap()
+    }
+
+    /// Sends a request; returns its answer and the notifications seen meanwhile.
+    #[allow(clippy::needless_pass_by_value)] // `json!` literals read best inline
+    fn request(&mut self, method: &str, params: Value) -> (Value, Vec<Value>) {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        let mut notes = Vec::new();
+        loop {
+            let m = self.recv();
+            if m["id"] == id {
+                return (m, notes);
+            }
+            notes.push(m);
+        }
+    }
+
+    fn tool_names(&mut self) -> Vec<String> {
+        let (r, _) = self.request("tools/list", json!({}));
+        r["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
+    }
+
+    fn close(mut self) {
+        drop(self.stdin);
+        let _ = self.child.wait();
+    }
+}
+
+fn rug_server() -> Vec<String> {
+    vec![
+        "python3".into(),
+        workspace()
+            .join("crates/bastion-gateway/tests/servers/rugpull_server.py")
+            .display()
+            .to_string(),
+    ]
+}
+
+fn pins_json(store: &Path, extra: &[&str]) -> Vec<Value> {
+    let mut args = vec!["--json", "pins", "list"];
+    args.extend_from_slice(extra);
+    let out = run(&args, "", store);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_changed_tool_is_withheld_until_approved_and_the_host_is_told() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("pins.db");
+    let server = rug_server();
+    let mut args = vec!["wrap", "--name", "rug", "--"];
+    args.extend(server.iter().map(String::as_str));
+    let mut host = WrapHost::start(&args, &store);
+    let (init, _) = host.request("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}));
+    // Bastion advertises listChanged so that approvals can reach the host without a restart.
+    assert_eq!(
+        init["result"]["capabilities"]["tools"]["listChanged"], true,
+        "{init}"
+    );
+    host.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    assert_eq!(host.tool_names(), ["get_invoice", "rug_pull"]);
+    let (r, _) = host.request(
+        "tools/call",
+        json!({"name": "get_invoice", "arguments": {"id": "7"}}),
+    );
+    assert_eq!(r["result"]["content"][0]["text"], "invoice 7");
+
+    // The server changes get_invoice and adds export_all, then says so.
+    let (_, notes) = host.request("tools/call", json!({"name": "rug_pull", "arguments": {}}));
+    let mut notes = notes;
+    while !notes
+        .iter()
+        .any(|n| n["method"] == "notifications/tools/list_changed")
+    {
+        notes.push(host.recv());
+    }
+    // The changed tool is withheld; the new one is trusted on first use (tofu).
+    assert_eq!(host.tool_names(), ["export_all", "rug_pull"]);
+    let (r, _) = host.request(
+        "tools/call",
+        json!({"name": "get_invoice", "arguments": {"id": "7"}}),
+    );
+    assert_eq!(r["error"]["data"]["reason"], "pending_review", "{r}");
+
+    // Review: the pending pin, its diff, approval.
+    let pending = pins_json(&store, &["--server", "rug", "--state", "pending"]);
+    assert_eq!(pending.len(), 1, "{pending:?}");
+    assert_eq!(pending[0]["key"], "get_invoice");
+    assert_eq!(pending[0]["reason"], "changed");
+    let id = pending[0]["id"].as_i64().unwrap().to_string();
+    let diff = run(&["pins", "diff", &id], "", &store);
+    let text = String::from_utf8_lossy(&diff.stdout);
+    assert!(text.contains("forward_to"), "{text}");
+    assert!(text.contains("keeps a copy for auditing"), "{text}");
+    let approve = run(&["pins", "approve", &id], "", &store);
+    assert_eq!(
+        approve.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&approve.stderr)
+    );
+
+    // The running gateway notices and tells the host to re-list.
+    let note = loop {
+        let m = host.recv();
+        if m["method"] == "notifications/tools/list_changed" {
+            break m;
+        }
+    };
+    assert!(note.get("id").is_none());
+    assert_eq!(host.tool_names(), ["export_all", "get_invoice", "rug_pull"]);
+    let (r, _) = host.request(
+        "tools/call",
+        json!({"name": "get_invoice", "arguments": {"id": "8"}}),
+    );
+    assert_eq!(r["result"]["content"][0]["text"], "invoice 8");
+
+    // Revoking withholds it again.
+    let revoke = run(&["pins", "revoke", &id], "", &store);
+    assert_eq!(revoke.status.code(), Some(0));
+    loop {
+        if host.recv()["method"] == "notifications/tools/list_changed" {
+            break;
+        }
+    }
+    assert_eq!(host.tool_names(), ["export_all", "rug_pull"]);
+    host.close();
+
+    let all = pins_json(&store, &["--server", "rug"]);
+    assert!(
+        all.iter()
+            .any(|p| p["kind"] == "launch_config" && p["state"] == "approved"),
+        "{all:?}"
+    );
+    let bad = run(&["pins", "approve", "99999"], "", &store);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn strict_pinning_refuses_an_unapproved_launch_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("pins.db");
+    let config = dir.path().join("strict.toml");
+    std::fs::write(&config, "[pinning]\nmode = \"strict\"\n").unwrap();
+    let server = rug_server();
+    let mut args = vec![
+        "--config",
+        config.to_str().unwrap(),
+        "wrap",
+        "--name",
+        "rug",
+        "--",
+    ];
+    args.extend(server.iter().map(String::as_str));
+    let out = run(&args, "", &store);
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is not approved"), "{err}");
+    let pending = pins_json(&store, &["--state", "pending"]);
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0]["kind"], "launch_config");
+    let id = pending[0]["id"].as_i64().unwrap().to_string();
+    assert_eq!(
+        run(&["pins", "approve", &id], "", &store).status.code(),
+        Some(0)
+    );
+
+    // Approved: it starts; a new tool is withheld until approved (strict).
+    let mut host = WrapHost::start(&args, &store);
+    host.request("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}));
+    assert!(host.tool_names().is_empty());
+    host.close();
+    let pending = pins_json(&store, &["--state", "pending"]);
+    assert_eq!(
+        pending.iter().filter(|p| p["kind"] == "tool").count(),
+        2,
+        "{pending:?}"
+    );
+
+    // A changed command is refused again, with the change named.
+    let mut changed = vec![
+        "--config",
+        config.to_str().unwrap(),
+        "wrap",
+        "--name",
+        "rug",
+        "--",
+        "python3",
+        "-u",
+    ];
+    let script = rug_server()[1].clone();
+    changed.push(&script);
+    let out = run(&changed, "", &store);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("argument"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -207,14 +207,23 @@ impl Relay {
                 let m =
                     format!("Invalid request: id {id} is already used by a request still pending");
                 Some((Code::DuplicateRequestId.as_str(), codes::INVALID_REQUEST, m))
-            } else if let Some(t) = target.as_deref().filter(|t| st.is_withheld(&method, t)) {
-                let m = format!(
-                    "mcp-bastion withheld {:?} from server {:?} because its descriptor failed security checks; run `mcp-bastion audit --server {}` to see why",
-                    audit_target(&method, Some(t)).unwrap_or_default(),
-                    self.name,
-                    self.name
-                );
-                Some((Code::BlockedDescriptor.as_str(), codes::POLICY_REFUSED, m))
+            } else if let Some((t, why)) = target
+                .as_deref()
+                .and_then(|t| st.withheld_reason(&method, t).map(|w| (t, w)))
+            {
+                let shown = audit_target(&method, Some(t)).unwrap_or_default();
+                let m = if why == "pending_review" {
+                    format!(
+                        "mcp-bastion withheld {shown:?} from server {:?}: it is new or changed since it was approved and waits for review; run `mcp-bastion pins list --server {}` and `mcp-bastion pins diff ID`",
+                        self.name, self.name
+                    )
+                } else {
+                    format!(
+                        "mcp-bastion withheld {shown:?} from server {:?} because its descriptor failed security checks; run `mcp-bastion audit --server {}` to see why",
+                        self.name, self.name
+                    )
+                };
+                Some((why, codes::POLICY_REFUSED, m))
             } else if st.pending.host_len() >= MAX_PENDING {
                 let m = format!(
                     "mcp-bastion refused the request: {MAX_PENDING} requests are already waiting for the server"
@@ -229,6 +238,7 @@ impl Relay {
                     shown.clone(),
                     raw_id.clone(),
                     Instant::now() + timeout,
+                    params.and_then(|p| p.get("cursor")).is_some(),
                 );
                 if next != before {
                     self.timer_wake.notify_one();

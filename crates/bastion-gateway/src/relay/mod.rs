@@ -50,25 +50,46 @@ struct State {
     era: Option<Era>,
     /// outputSchema of each listed tool (not withheld), by name.
     output_schemas: HashMap<String, Value>,
+    /// Keys withheld until a user reviews them (pinning), per list member; resource keys
+    /// are [`uri::resource_key`]s.
+    pending_review: HashMap<&'static str, HashSet<String>>,
+    /// `true` when the host speaks the legacy era and so may be sent
+    /// `notifications/*/list_changed` after an approval.
+    notify_list_changed: bool,
+    /// Keys shown in the last listing, per list member (raw keys).
+    shown: HashMap<&'static str, HashSet<String>>,
 }
 
 impl State {
-    /// `true` when `target` of `method` belongs to a withheld descriptor.
-    fn is_withheld(&self, method: &str, target: &str) -> bool {
-        let Some(list) = guarded_list(method) else {
-            return false;
-        };
+    /// Why `target` of `method` is refused, if it is: `blocked_descriptor` (the detectors
+    /// withheld it) or `pending_review` (it changed since it was pinned, is new under
+    /// `strict` pinning, or was revoked).
+    fn withheld_reason(&self, method: &str, target: &str) -> Option<&'static str> {
+        let list = guarded_list(method)?;
         let key = if list == "resources" {
             uri::resource_key(target)
         } else {
             target.to_owned()
         };
-        self.withheld.get(list).is_some_and(|w| w.contains(&key))
-            || (list == "resources"
-                && self
-                    .withheld_templates
+        let in_template = |prefixes: &[String]| {
+            list == "resources"
+                && prefixes
                     .iter()
-                    .any(|p| !p.is_empty() && key.starts_with(p.as_str())))
+                    .any(|p| !p.is_empty() && key.starts_with(p.as_str()))
+        };
+        if self.withheld.get(list).is_some_and(|w| w.contains(&key))
+            || in_template(&self.withheld_templates)
+        {
+            return Some("blocked_descriptor");
+        }
+        if self
+            .pending_review
+            .get(list)
+            .is_some_and(|w| w.contains(&key))
+        {
+            return Some("pending_review");
+        }
+        None
     }
 }
 
@@ -90,6 +111,8 @@ pub(crate) struct Relay {
     deferred: Deferred,
     /// Compiled outputSchemas, by tool and schema hash.
     schemas: bastion_core::schema::OutputSchemaCache,
+    /// Descriptor pinning, when a store is configured.
+    pinning: Option<Arc<crate::pinning::Pinning>>,
 }
 
 /// A piece of audit work: computes the finished event.
@@ -236,6 +259,7 @@ impl Relay {
         to_host: Outbox,
         to_server: Outbox,
         audit: AuditSink,
+        pinning: Option<Arc<crate::pinning::Pinning>>,
     ) -> Self {
         Self {
             name,
@@ -251,6 +275,7 @@ impl Relay {
             server_stalled: AtomicBool::new(false),
             deferred: Deferred::start(audit.clone()),
             schemas: bastion_core::schema::OutputSchemaCache::default(),
+            pinning,
             audit,
         }
     }
