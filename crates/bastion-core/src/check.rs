@@ -113,10 +113,7 @@ fn check_result(input: &Value, limits: &Limits) -> Report {
     } else {
         "tools/call"
     };
-    let opts = ResultOptions {
-        max_text_bytes: limits.max_text_bytes,
-        ..ResultOptions::default()
-    };
+    let opts = ResultOptions::new(limits, crate::sanitize::ContentPolicy::default());
     let outcome = inspect_result(method, input, &opts);
     let output = outcome.rewritten.unwrap_or_else(|| input.clone());
     Report {

@@ -216,6 +216,8 @@ finding_codes! {
     OutputSchemaRefused => "output_schema_refused", "a tool's outputSchema is too large, too deep, uses remote references or unsafe patterns, and is not used";
     /// A pinned descriptor or an approved launch config changed.
     DescriptorChanged => "descriptor_changed", "a descriptor or server launch config differs from what was approved";
+    /// Binary content removed.
+    BinaryRefused => "binary_refused", "image, audio or blob content was removed (invalid base64, over max_binary_bytes, MIME type not allowed or not matching its bytes)";
 }
 
 impl fmt::Display for Code {

@@ -759,3 +759,67 @@ async fn html_markdown_and_fake_prompts_are_neutralized() {
         .unwrap();
     assert!(e.codes.iter().any(|c| c == "external_image"), "{e:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn binary_content_is_checked_and_policy_can_block_injection() {
+    let mut h = Host::start(content_server(), Limits::default()).await;
+    h.request("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}))
+        .await;
+    let png = h.call("png", json!({})).await;
+    assert_eq!(png["result"]["content"][0]["type"], "image", "{png}");
+    for tool in ["svg_image", "bad_base64"] {
+        let r = h.call(tool, json!({})).await;
+        let block = &r["result"]["content"][0];
+        assert_eq!(block["type"], "text", "{tool}: {r}");
+        assert!(
+            block["text"]
+                .as_str()
+                .unwrap()
+                .starts_with("[mcp-bastion removed an image"),
+            "{tool}: {r}"
+        );
+    }
+    h.finish().await;
+
+    // With `[content] injection = "block"`, a result that addresses the model is refused.
+    let store = Store::open("sqlite::memory:").await.unwrap();
+    let (sink, _w) = AuditSink::start(store.clone(), "content");
+    let (mut host_w, gw_r) = tokio::io::duplex(1 << 16);
+    let (gw_w, host_r) = tokio::io::duplex(1 << 16);
+    let mut cfg = WrapConfig::new("content", content_server());
+    cfg.result.content.injection = bastion_core::sanitize::markup::InjectionMode::Block;
+    let gateway = tokio::spawn(wrap(cfg, gw_r, gw_w, sink));
+    let mut rx = BufReader::new(host_r).lines();
+    for (id, method, params) in [
+        (
+            1,
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}),
+        ),
+        (
+            2,
+            "tools/call",
+            json!({"name": "fake_login", "arguments": {}}),
+        ),
+        (3, "tools/call", json!({"name": "weather", "arguments": {}})),
+    ] {
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        host_w
+            .write_all(format!("{msg}\n").as_bytes())
+            .await
+            .unwrap();
+        let line = tokio::time::timeout(Duration::from_secs(20), rx.next_line())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        let r: Value = serde_json::from_str(&line).unwrap();
+        match id {
+            2 => assert_eq!(reason(&r), "blocked_result", "{r}"),
+            3 => assert_eq!(r["result"]["structuredContent"]["unit"], "C", "{r}"),
+            _ => {}
+        }
+    }
+    drop(host_w);
+    let _ = tokio::time::timeout(Duration::from_secs(20), gateway).await;
+}

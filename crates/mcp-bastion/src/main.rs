@@ -261,8 +261,8 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let name = name.unwrap_or_else(|| default_name(&command));
             let mut wcfg = WrapConfig::new(name.clone(), command);
             wcfg.limits = cfg.limits.clone();
-            wcfg.result.max_text_bytes = cfg.limits.max_text_bytes;
-            wcfg.result.content = cfg.content.clone();
+            wcfg.result =
+                bastion_core::result::ResultOptions::new(&cfg.limits, cfg.content.clone());
             wcfg.grace_ms = cfg.gateway.shutdown_grace_ms;
             let pin_mode = cfg.pinning.mode;
             bastion_gateway::child::adopt_orphans();

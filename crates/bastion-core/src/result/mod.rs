@@ -40,7 +40,7 @@ pub use links::DANGEROUS_URI_SCHEMES;
 
 /// The finding code for removed binary content (invalid base64, oversize, MIME type not
 /// allowed or not matching the bytes). Severity `info`: the block was replaced.
-const BINARY_REFUSED: Code = Code::MalformedMessage;
+const BINARY_REFUSED: Code = Code::BinaryRefused;
 
 /// Options for [`inspect_result`].
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -239,10 +239,10 @@ impl Relay {
         let opts = self.result_opts.clone();
         let base = ev(verdict).removed(removed).0;
         let deferred = move || {
-            let injection = if matches!(
-                method.as_str(),
-                "tools/call" | "resources/read" | "prompts/get"
-            ) {
+            let injection = if matches!(method.as_str(), "tools/call" | "resources/read" | "prompts/get")
+                // With `injection = "block"` the scan already ran before forwarding.
+                && !opts.content.injection_blocks()
+            {
                 injection_findings(&method, &final_result, &opts)
             } else {
                 Vec::new()
