@@ -55,5 +55,65 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// A realistic tool descriptor (description, schema with several properties, annotations).
+fn tool(i: usize) -> serde_json::Value {
+    serde_json::json!({
+        "name": format!("tool_{i:03}"),
+        "title": format!("Tool number {i}"),
+        "description": format!("Looks up record {i} in the inventory and returns its fields. Use the id from search_records; results are paginated with the cursor argument."),
+        "inputSchema": {"type": "object", "properties": {
+            "id": {"type": "string", "description": "record id"},
+            "fields": {"type": "array", "items": {"type": "string", "enum": ["name", "size", "owner", "updated"]}},
+            "cursor": {"type": "string"}, "limit": {"type": "integer", "minimum": 1, "maximum": 100}},
+            "required": ["id"], "additionalProperties": false},
+        "outputSchema": {"type": "object", "properties": {"name": {"type": "string"}, "size": {"type": "integer"}}},
+        "annotations": {"readOnlyHint": true, "openWorldHint": false}
+    })
+}
+
+/// Descriptor work per `tools/list` of 100 tools: every detector, sorting, and the RFC 8785
+/// pin hash of each descriptor (the store lookup itself is not included).
+fn bench_lists(c: &mut Criterion) {
+    let list = serde_json::json!({"tools": (0..100).map(tool).collect::<Vec<_>>()});
+    let shape = bastion_core::lists::shape_of("tools/list").unwrap();
+    c.bench_function("tools_list_100/detectors+pin_hashes", |b| {
+        b.iter(|| {
+            let outcome = bastion_core::lists::inspect_list(shape, black_box(&list));
+            let hashed = list["tools"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter_map(|t| bastion_core::pins::CurrentItem::of(shape.kind, t).ok())
+                .count();
+            outcome.items.len() + hashed
+        });
+    });
+}
+
+/// outputSchema validation of a 64 KiB `structuredContent` (schema compiled once, cached).
+fn bench_schema(c: &mut Criterion) {
+    let schema = serde_json::json!({"type": "object", "required": ["items"], "properties": {"items": {"type": "array",
+        "items": {"type": "object", "required": ["id", "title", "score"], "additionalProperties": false, "properties": {
+            "id": {"type": "string", "pattern": "^[a-z0-9-]{1,64}$"}, "title": {"type": "string", "maxLength": 500},
+            "score": {"type": "number", "minimum": 0}, "tags": {"type": "array", "items": {"type": "string"}}}}}}});
+    let items: Vec<serde_json::Value> = (0..230)
+        .map(|i| serde_json::json!({"id": format!("item-{i}"), "title": "A result title that is long enough to look like one from a search engine result page", "score": 0.5, "tags": ["alpha", "beta", "gamma"]}))
+        .collect();
+    let result = serde_json::json!({"content": [], "structuredContent": {"items": items}});
+    let cache = bastion_core::schema::OutputSchemaCache::default();
+    let bytes = serde_json::to_vec(&result).unwrap().len() as u64;
+    let mut group = c.benchmark_group("output_schema");
+    group.throughput(Throughput::Bytes(bytes));
+    group.bench_function("validate_64KiB_structured", |b| {
+        b.iter(|| {
+            let v = cache
+                .get_or_compile("search", bastion_core::era::Era::Legacy, &schema)
+                .unwrap();
+            v.check(black_box(&result)).len()
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_lists, bench_schema);
 criterion_main!(benches);

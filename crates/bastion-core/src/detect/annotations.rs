@@ -99,6 +99,24 @@ fn verb_forms(stem: &str) -> Vec<String> {
     forms
 }
 
+/// [`verb_forms`] of every stem of [`DESTRUCTIVE`] and [`MODIFYING`], built once.
+static FORMS: std::sync::LazyLock<std::collections::HashMap<&'static str, Vec<String>>> =
+    std::sync::LazyLock::new(|| {
+        DESTRUCTIVE
+            .iter()
+            .chain(MODIFYING)
+            .map(|s| (*s, verb_forms(s)))
+            .collect()
+    });
+
+/// The inflected forms of `stem` (from [`FORMS`] for the known stems).
+fn forms_of(stem: &str) -> std::borrow::Cow<'static, [String]> {
+    match FORMS.get(stem) {
+        Some(forms) => std::borrow::Cow::Borrowed(forms.as_slice()),
+        None => std::borrow::Cow::Owned(verb_forms(stem)),
+    }
+}
+
 /// Splits an identifier into lowercase words at `_`, `-`, `.`, spaces and camelCase.
 fn split_name(name: &str) -> Vec<String> {
     let mut words = Vec::new();
@@ -154,7 +172,7 @@ fn description_verb(description: &str, stems: &[&str]) -> Option<String> {
                 if w == s {
                     base_ok
                 } else {
-                    verb_forms(s).iter().skip(1).any(|f| f == w)
+                    forms_of(s).iter().skip(1).any(|f| f == w)
                 }
             });
             if hit {
@@ -171,10 +189,7 @@ fn description_verb(description: &str, stems: &[&str]) -> Option<String> {
 fn name_verb(name: &str, stems: &[&str]) -> Option<String> {
     let words = split_name(name);
     let first = words.first()?;
-    if stems
-        .iter()
-        .any(|s| verb_forms(s).iter().any(|f| f == first))
-    {
+    if stems.iter().any(|s| forms_of(s).iter().any(|f| f == first)) {
         return Some(first.clone());
     }
     if READING.contains(&first.as_str()) {

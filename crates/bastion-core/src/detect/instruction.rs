@@ -84,7 +84,7 @@ pub(crate) struct Field<'a> {
     /// JSON Pointer of the string.
     pub path: &'a str,
     /// Human label (`description`, `inputSchema.properties.region.enum[2]`).
-    pub label: &'a str,
+    pub label: &'a dyn std::fmt::Display,
     /// The described tool's own name, if any.
     pub own_name: Option<&'a str>,
 }

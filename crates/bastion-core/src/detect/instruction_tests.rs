@@ -10,7 +10,7 @@ fn run(kind: DescriptorKind, text: &str) -> Vec<Finding> {
     let field = Field {
         kind,
         path: "/p",
-        label: "description",
+        label: &"description",
         own_name: Some("own_tool"),
     };
     let mut out = Vec::new();
@@ -615,7 +615,7 @@ fn open_url_values() {
     let field = Field {
         kind: DescriptorKind::Tool,
         path: "/d",
-        label: "inputSchema.properties.url.default",
+        label: &"inputSchema.properties.url.default",
         own_name: None,
     };
     let table = [
@@ -659,7 +659,7 @@ fn messages_name_the_field_and_what_is_asked() {
     let field = Field {
         kind: DescriptorKind::Tool,
         path: "/x/enum/2",
-        label: "inputSchema.properties.region.enum[2]",
+        label: &"inputSchema.properties.region.enum[2]",
         own_name: None,
     };
     let mut f = Vec::new();

@@ -210,7 +210,26 @@ pub fn scan_result_text(text: &str, path: &str) -> Vec<Finding> {
 }
 
 /// Extra per-string work: `(text, pointer, field label, findings)`.
-type StringHook<'a> = dyn FnMut(&str, &str, &str, &mut Vec<Finding>) + 'a;
+type StringHook<'a> = dyn FnMut(&str, &str, &dyn std::fmt::Display, &mut Vec<Finding>) + 'a;
+
+/// The field label of a visited string, built only when a finding message needs it
+/// (most strings produce none).
+struct LazyLabel<'a> {
+    base: &'a str,
+    path: &'a str,
+    whole: &'a str,
+    member_name: Option<&'a str>,
+}
+
+impl std::fmt::Display for LazyLabel<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let rel = field_label(self.base, self.path, self.whole);
+        match self.member_name {
+            Some(name) => write!(f, "the member name \"{}\" at {rel}", clip(name)),
+            None => f.write_str(&rel),
+        }
+    }
+}
 
 /// Visits every string (values and member names) with hidden-character, instruction and
 /// open-URL checks, plus `extra` (size accounting).
@@ -225,11 +244,11 @@ fn scan_strings(
     let whole = kind.noun();
     walk(value, path, &mut |v| {
         crate::unicode::scan_hidden(v.text, v.path, findings);
-        let rel = field_label(path, v.path, whole);
-        let label = if v.role == Role::MemberName {
-            format!("the member name \"{}\" at {rel}", clip(v.text))
-        } else {
-            rel
+        let label = LazyLabel {
+            base: path,
+            path: v.path,
+            whole,
+            member_name: (v.role == Role::MemberName).then_some(v.text),
         };
         extra(v.text, v.path, &label, findings);
         let field = Field {

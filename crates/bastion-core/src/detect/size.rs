@@ -45,7 +45,7 @@ impl SizeCheck {
         &mut self,
         text: &str,
         path: &str,
-        label: &str,
+        label: &dyn std::fmt::Display,
         limits: &DescriptorLimits,
         findings: &mut Vec<Finding>,
     ) {
@@ -115,9 +115,9 @@ mod tests {
         };
         let mut f = Vec::new();
         let mut check = SizeCheck::default();
-        check.string("0123456789", "/a", "a", &limits, &mut f);
+        check.string("0123456789", "/a", &"a", &limits, &mut f);
         assert!(f.is_empty(), "exactly at the limit passes");
-        check.string("0123456789x", "/b", "b", &limits, &mut f);
+        check.string("0123456789x", "/b", &"b", &limits, &mut f);
         assert_eq!(f.len(), 1);
         assert_eq!(
             (f[0].code, f[0].severity, f[0].path.as_str()),
@@ -144,7 +144,7 @@ mod tests {
         let mut f = Vec::new();
         let mut check = SizeCheck::default();
         for i in 0..20 {
-            check.string("xx", &format!("/{i}"), "s", &limits, &mut f);
+            check.string("xx", &format!("/{i}"), &"s", &limits, &mut f);
         }
         check.finish(&json!({}), "", &limits, &mut f);
         assert_eq!(f.len(), MAX_REPORTED + 1);
