@@ -116,8 +116,11 @@ impl FrameDecoder {
                     report: true,
                 });
             } else if newline.is_some() && self.buf.is_empty() {
-                // Fast path: the whole frame is inside this chunk.
-                emit(piece.to_vec(), out);
+                // Fast path: the whole frame is inside this chunk. One spare byte: the
+                // relay appends the newline when it forwards the frame.
+                let mut frame = Vec::with_capacity(piece.len() + 1);
+                frame.extend_from_slice(piece);
+                emit(frame, out);
             } else {
                 self.buf.extend_from_slice(piece);
             }
@@ -131,6 +134,7 @@ impl FrameDecoder {
                     });
                 }
             } else if !self.buf.is_empty() {
+                self.buf.reserve_exact(1);
                 emit(std::mem::take(&mut self.buf), out);
             }
         }

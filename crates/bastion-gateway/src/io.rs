@@ -31,6 +31,8 @@ pub(crate) struct FrameReader<R> {
     dec: FrameDecoder,
     buf: Vec<u8>,
     ready: VecDeque<FrameEvent>,
+    /// Reused output vector of the decoder.
+    scratch: Vec<FrameEvent>,
     partial_since: Option<Instant>,
     read_timeout: Duration,
     eof: bool,
@@ -43,6 +45,7 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
             dec: FrameDecoder::new(limit),
             buf: vec![0; READ_CHUNK],
             ready: VecDeque::new(),
+            scratch: Vec::new(),
             partial_since: None,
             read_timeout,
             eof: false,
@@ -85,9 +88,10 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
                 self.ready.extend(self.dec.finish());
                 continue;
             }
-            let mut out = Vec::new();
+            let mut out = std::mem::take(&mut self.scratch);
             self.dec.push(&self.buf[..n], &mut out);
-            self.ready.extend(out);
+            self.ready.extend(out.drain(..));
+            self.scratch = out;
             if self.dec.has_partial() {
                 if self.partial_since.is_none() || !self.ready.is_empty() {
                     // A new frame started in this chunk (or the previous one finished).

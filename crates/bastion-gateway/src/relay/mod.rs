@@ -29,9 +29,6 @@ const MAX_PENDING: usize = 65_536;
 /// Longest request id accepted, bytes of its JSON text. Ids are echoed and kept while
 /// pending, so an unbounded id is unbounded memory.
 const MAX_ID_BYTES: usize = 1024;
-/// Frames up to this size get their audit work (digest, instruction scan) inline right
-/// after forwarding; larger ones on a blocking thread, bytes.
-const INLINE_AUDIT_BYTES: usize = 16 * 1024;
 
 const H2S: &str = "host_to_server";
 const S2H: &str = "server_to_host";
@@ -48,8 +45,9 @@ struct State {
     withheld_templates: Vec<String>,
     /// The era the host speaks, once known.
     era: Option<Era>,
-    /// outputSchema of each listed tool (not withheld), by name.
-    output_schemas: HashMap<String, Value>,
+    /// outputSchema of each listed tool (not withheld), by name, with its compiled
+    /// validator once a call needed it.
+    output_schemas: HashMap<String, SchemaSlot>,
     /// Keys withheld until a user reviews them (pinning), per list member; resource keys
     /// are [`uri::resource_key`]s.
     pending_review: HashMap<&'static str, HashSet<String>>,
@@ -59,6 +57,19 @@ struct State {
     /// Keys shown in the last listing, per list member (raw keys).
     shown: HashMap<&'static str, HashSet<String>>,
 }
+
+/// A listed tool's outputSchema and, after the first call that needed it, the compiled
+/// validator (or the refusal) for the era it was compiled under. Calls reuse it without
+/// hashing or cloning the schema again.
+#[derive(Debug)]
+struct SchemaSlot {
+    schema: Value,
+    compiled: Option<(Era, CompiledSchema)>,
+}
+
+/// A compiled outputSchema, or why it cannot be used.
+type CompiledSchema =
+    Result<Arc<bastion_core::schema::OutputValidator>, bastion_core::schema::Refusal>;
 
 impl State {
     /// Why `target` of `method` is refused, if it is: `blocked_descriptor` (the detectors
@@ -118,37 +129,54 @@ pub(crate) struct Relay {
 /// A piece of audit work: computes the finished event.
 type Job = Box<dyn FnOnce() -> AuditEvent + Send>;
 
-/// One worker thread for the audit work of large results (instruction scan, digest), fed
-/// through a queue of two: the relay thread forwards and moves on; when the worker falls
-/// behind, the relay waits (back-pressure). One thread keeps per-thread buffers and
-/// allocator arenas to one set.
+/// One worker thread for the audit work of results (instruction scan, digest), fed
+/// through a queue bounded in jobs and in the bytes they hold: the relay thread forwards
+/// and moves on; when the worker falls behind, the relay waits (back-pressure). One
+/// thread keeps per-thread buffers and allocator arenas to one set.
 struct Deferred {
-    tx: tokio::sync::mpsc::Sender<Job>,
+    tx: tokio::sync::mpsc::Sender<(Job, tokio::sync::OwnedSemaphorePermit)>,
+    budget: Arc<tokio::sync::Semaphore>,
 }
+
+/// Jobs that may wait for the worker.
+const DEFERRED_JOBS: usize = 1024;
+/// Frame bytes the waiting jobs may hold, bytes.
+const DEFERRED_BYTES: usize = 8 * 1024 * 1024;
 
 impl Deferred {
     fn start(audit: AuditSink) -> Self {
-        let (tx, mut rx) = tokio::sync::mpsc::channel::<Job>(2);
+        let (tx, mut rx) =
+            tokio::sync::mpsc::channel::<(Job, tokio::sync::OwnedSemaphorePermit)>(DEFERRED_JOBS);
         let spawned = std::thread::Builder::new()
             .name("bastion-audit".into())
             .spawn(move || {
-                while let Some(job) = rx.blocking_recv() {
-                    audit.record_blocking(job());
+                while let Some((job, permit)) = rx.blocking_recv() {
+                    let event = job();
+                    drop(permit);
+                    audit.record_blocking(event);
                 }
             });
         if let Err(e) = spawned {
             eprintln!(
-                "mcp-bastion: cannot start the audit worker thread ({e}); large results are audited inline"
+                "mcp-bastion: cannot start the audit worker thread ({e}); results are audited inline"
             );
         }
-        Self { tx }
+        Self {
+            tx,
+            budget: Arc::new(tokio::sync::Semaphore::new(DEFERRED_BYTES)),
+        }
     }
 
-    /// Queues `job`; runs it here when the worker is gone. Returns its event in that case.
-    async fn run(&self, job: Job) -> Option<AuditEvent> {
-        match self.tx.send(job).await {
+    /// Queues `job`, which holds `bytes` of frame data, waiting while the queue is full;
+    /// runs it here when the worker is gone and returns its event in that case.
+    async fn run(&self, job: Job, bytes: usize) -> Option<AuditEvent> {
+        let want = u32::try_from(bytes.clamp(1, DEFERRED_BYTES)).unwrap_or(u32::MAX);
+        let Ok(permit) = self.budget.clone().acquire_many_owned(want).await else {
+            return Some(job());
+        };
+        match self.tx.send((job, permit)).await {
             Ok(()) => None,
-            Err(tokio::sync::mpsc::error::SendError(job)) => Some(job()),
+            Err(tokio::sync::mpsc::error::SendError((job, _))) => Some(job()),
         }
     }
 }

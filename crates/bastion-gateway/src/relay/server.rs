@@ -3,7 +3,7 @@
 //! clean every string, forward — then audit, with the slow audit work off the latency
 //! path.
 
-use super::{Ev, INLINE_AUDIT_BYTES, Relay, S2H, serialize};
+use super::{Ev, Relay, S2H, serialize};
 use crate::pending::HostRequest;
 use crate::pinning::{Decision, Pinning};
 use bastion_core::detect::DescriptorKind;
@@ -231,8 +231,8 @@ impl Relay {
         } else {
             frame
         };
-        let small = out.len() <= INLINE_AUDIT_BYTES;
         out.push(b'\n');
+        let bytes = out.len();
         let out = std::sync::Arc::new(out);
         self.to_host.send_shared(out.clone()).await;
         let method = req.method.clone();
@@ -251,15 +251,10 @@ impl Relay {
             let digest = hex::encode(Sha256::digest(&out[..out.len() - 1]));
             finish_event(base, verdict, findings, injection, digest)
         };
-        if small {
-            tokio::task::yield_now().await;
-            self.audit.record(deferred()).await;
-        } else {
-            // Large frames: the scan and digest run on the audit worker thread while this
-            // reader goes on with the next frame.
-            if let Some(event) = self.deferred.run(Box::new(deferred)).await {
-                self.audit.record(event).await;
-            }
+        // The scan and digest run on the audit worker thread while this reader goes on
+        // with the next frame.
+        if let Some(event) = self.deferred.run(Box::new(deferred), bytes).await {
+            self.audit.record(event).await;
         }
     }
 
@@ -269,14 +264,29 @@ impl Relay {
     /// warning and is not used.
     fn check_output_schema(&self, tool: Option<&str>, result: &Value) -> Option<Vec<Finding>> {
         let tool = tool?;
-        let (schema, era) = {
+        let (compiled, schema, era) = {
             let st = self.state();
-            (
-                st.output_schemas.get(tool)?.clone(),
-                st.era.unwrap_or(bastion_core::era::Era::Legacy),
-            )
+            let era = st.era.unwrap_or(bastion_core::era::Era::Legacy);
+            let slot = st.output_schemas.get(tool)?;
+            match &slot.compiled {
+                Some((at, compiled)) if *at == era => (Some(compiled.clone()), None, era),
+                _ => (None, Some(slot.schema.clone()), era),
+            }
         };
-        Some(match self.schemas.get_or_compile(tool, era, &schema) {
+        let compiled = match (compiled, schema) {
+            (Some(c), _) => c,
+            (None, Some(schema)) => {
+                let c = self.schemas.get_or_compile(tool, era, &schema);
+                if let Some(slot) = self.state().output_schemas.get_mut(tool)
+                    && slot.schema == schema
+                {
+                    slot.compiled = Some((era, c.clone()));
+                }
+                c
+            }
+            (None, None) => return None,
+        };
+        Some(match compiled {
             Ok(validator) => validator.check(result),
             Err(refusal) => vec![refusal.finding("/outputSchema")],
         })
@@ -363,7 +373,19 @@ impl Relay {
                 for (tool, item) in tools.zip(&outcome.items) {
                     match tool.get("outputSchema") {
                         Some(schema) if item.verdict != Verdict::Block => {
-                            st.output_schemas.insert(item.key.clone(), schema.clone());
+                            let unchanged = st
+                                .output_schemas
+                                .get(&item.key)
+                                .is_some_and(|slot| slot.schema == *schema);
+                            if !unchanged {
+                                st.output_schemas.insert(
+                                    item.key.clone(),
+                                    super::SchemaSlot {
+                                        schema: schema.clone(),
+                                        compiled: None,
+                                    },
+                                );
+                            }
                         }
                         _ => {
                             st.output_schemas.remove(&item.key);
