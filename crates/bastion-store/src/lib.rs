@@ -1,8 +1,8 @@
 //! # bastion-store
 //!
 //! Persistent state of MCP Bastion behind one async API: the audit log, descriptor pins
-//! and server launch configs; approvals and the consent ledger join them in later
-//! migrations.
+//! and server launch configs, approval grants and confirmation decisions; the consent
+//! ledger joins them in a later migration.
 //!
 //! Backend: [`sqlx`] with `SQLite` as the embedded default (file in WAL mode, created with
 //! its parent directory). `sqlx` was chosen over `rusqlite` because one async API covers
@@ -14,9 +14,11 @@
 //! The store holds data only; what to record and what it means is decided by the core
 //! and the gateway.
 
+mod approvals;
 mod audit;
 mod pins;
 
+pub use approvals::{ApprovalDecision, Grant, GrantFilter};
 pub use audit::{AuditEvent, AuditQuery};
 pub use pins::{PinFilter, PinRecord, PinState, ServerRecord};
 
@@ -90,6 +92,13 @@ fn migrator() -> Migrator {
             "pins".into(),
             MigrationType::Simple,
             include_str!("../migrations/sqlite/0002_pins.sql").into_sql_str(),
+            false,
+        ),
+        Migration::new(
+            3,
+            "approvals".into(),
+            MigrationType::Simple,
+            include_str!("../migrations/sqlite/0003_approvals.sql").into_sql_str(),
             false,
         ),
     ])

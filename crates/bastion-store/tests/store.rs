@@ -264,3 +264,113 @@ async fn pins_approve_revoke_and_version() {
     assert_eq!(revoked.state, PinState::Revoked);
     assert!(store.approve_pin(9999, 11).await.unwrap().is_none());
 }
+
+#[tokio::test]
+async fn grants_are_bound_to_the_pin_hash_and_survive_reopen() {
+    use bastion_store::{ApprovalDecision, Grant, GrantFilter};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("g.db");
+    let store = Store::open(path.to_str().unwrap()).await.unwrap();
+    let grant = Grant {
+        id: 0,
+        server_identity: "fs:abc".into(),
+        server_name: "fs".into(),
+        tool: "write_file".into(),
+        pin_hash: "a".repeat(64),
+        source: "elicitation".into(),
+        created_ms: 10,
+        revoked_ms: None,
+    };
+    let stored = store.put_grant(&grant).await.unwrap();
+    assert!(stored.id > 0);
+    // Same triple again: one row.
+    assert_eq!(store.put_grant(&grant).await.unwrap().id, stored.id);
+    assert!(
+        store
+            .grant_for("fs:abc", "write_file", &"a".repeat(64))
+            .await
+            .unwrap()
+            .is_some()
+    );
+    // Another descriptor (pin hash), another identity or another tool: no grant.
+    for (identity, tool, hash) in [
+        ("fs:abc", "write_file", "b".repeat(64)),
+        ("fs:def", "write_file", "a".repeat(64)),
+        ("fs:abc", "delete_file", "a".repeat(64)),
+    ] {
+        assert!(
+            store
+                .grant_for(identity, tool, &hash)
+                .await
+                .unwrap()
+                .is_none(),
+            "{identity} {tool}"
+        );
+    }
+    store
+        .record_decision(&ApprovalDecision {
+            time_ms: 11,
+            server_name: "fs".into(),
+            server_identity: Some("fs:abc".into()),
+            tool: "write_file".into(),
+            request_id: Some("7".into()),
+            digest: "d".repeat(64),
+            action: "ask".into(),
+            tier: Some("high".into()),
+            reasons: vec!["untrusted_server".into(), "destructive_hint".into()],
+            channel: Some("elicitation".into()),
+            outcome: "approved".into(),
+            answer: Some("accept".into()),
+            latency_ms: 1234,
+            arguments: None,
+            ..ApprovalDecision::default()
+        })
+        .await
+        .unwrap();
+    store.close().await;
+
+    let store = Store::open(path.to_str().unwrap()).await.unwrap();
+    let listed = store.grants(&GrantFilter::default()).await.unwrap();
+    assert_eq!(listed.len(), 1);
+    let revoked = store.revoke_grant(listed[0].id, 20).await.unwrap().unwrap();
+    assert_eq!(revoked.revoked_ms, Some(20));
+    assert!(
+        store
+            .revoke_grant(listed[0].id, 21)
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        store
+            .grant_for("fs:abc", "write_file", &"a".repeat(64))
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        store
+            .grants(&GrantFilter::default())
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let all = store
+        .grants(&GrantFilter {
+            include_revoked: true,
+            ..GrantFilter::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(all.len(), 1);
+    // Granting again puts it back in force.
+    assert!(store.put_grant(&grant).await.unwrap().revoked_ms.is_none());
+    let decisions = store.decisions(Some("fs"), 10).await.unwrap();
+    assert_eq!(decisions.len(), 1);
+    assert_eq!(
+        decisions[0].reasons,
+        ["untrusted_server", "destructive_hint"]
+    );
+    assert_eq!(decisions[0].latency_ms, 1234);
+    assert!(store.decisions(Some("other"), 10).await.unwrap().is_empty());
+}

@@ -4,6 +4,7 @@
 //! flag or block (`scan`, `check`), `2` usage or input error, `3` internal or upstream
 //! failure; `wrap` exits with the wrapped server's exit code.
 
+mod approvals_cmd;
 mod config;
 mod output;
 mod pins_cmd;
@@ -74,6 +75,11 @@ enum Command {
         #[command(subcommand)]
         command: pins_cmd::PinsCommand,
     },
+    /// Explicit "always allow" grants and the log of confirmation decisions.
+    Approvals {
+        #[command(subcommand)]
+        command: approvals_cmd::ApprovalsCommand,
+    },
     /// Print the audit log.
     Audit {
         /// Only events of this server.
@@ -124,6 +130,25 @@ fn input<E: Into<anyhow::Error>>(e: E) -> Failure {
 
 fn internal<E: Into<anyhow::Error>>(e: E) -> Failure {
     Failure::Internal(e.into())
+}
+
+/// Runs a command on an existing store: [`pins_cmd::PinInputError`]s exit 2, a closed
+/// stdout (`| head`) is success, other errors exit 3.
+fn store_command(
+    store_url: &str,
+    f: impl AsyncFnOnce(&Store) -> anyhow::Result<i32>,
+) -> Result<i32, Failure> {
+    runtime()?.block_on(async {
+        let store = Store::open_existing(store_url).await.map_err(internal)?;
+        let result = f(&store).await;
+        store.close().await;
+        match result {
+            Ok(code) => Ok(code),
+            Err(e) if e.downcast_ref::<pins_cmd::PinInputError>().is_some() => Err(input(e)),
+            Err(e) if output::is_broken_pipe(&e) => Ok(0),
+            Err(e) => Err(internal(e)),
+        }
+    })
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
@@ -194,22 +219,12 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             printed_ok(printed)?;
             Ok(check::exit_code(report.verdict))
         }
-        Command::Pins { command } => {
-            let rt = runtime()?;
-            rt.block_on(async {
-                let store = Store::open_existing(&store_url).await.map_err(internal)?;
-                let result = pins_cmd::run(&store, command, cli.json).await;
-                store.close().await;
-                match result {
-                    Ok(code) => Ok(code),
-                    Err(e) if e.downcast_ref::<pins_cmd::PinInputError>().is_some() => {
-                        Err(input(e))
-                    }
-                    Err(e) if output::is_broken_pipe(&e) => Ok(0),
-                    Err(e) => Err(internal(e)),
-                }
-            })
-        }
+        Command::Pins { command } => store_command(&store_url, async |store| {
+            pins_cmd::run(store, command, cli.json).await
+        }),
+        Command::Approvals { command } => store_command(&store_url, async |store| {
+            approvals_cmd::run(store, command, cli.json).await
+        }),
         Command::Codes => {
             printed_ok(
                 write!(std::io::stdout().lock(), "{}", bastion_core::Code::table())

@@ -143,7 +143,6 @@ pub(crate) fn print_audit(events: &[AuditEvent], json: bool) -> Result<()> {
         "TIME", "SERVER", "DIRECTION", "KIND", "METHOD", "VERDICT", "REASON", "BYTES"
     )?;
     for e in events {
-        let t = UNIX_EPOCH + Duration::from_millis(u64::try_from(e.time_ms).unwrap_or(0));
         let codes = if e.codes.is_empty() {
             String::new()
         } else {
@@ -152,7 +151,7 @@ pub(crate) fn print_audit(events: &[AuditEvent], json: bool) -> Result<()> {
         writeln!(
             out,
             "{:<24} {:<12} {:<14} {:<12} {:<24} {:<8} {:<26} {:>9}  {}{codes}",
-            humantime::format_rfc3339_millis(t).to_string(),
+            format_time(e.time_ms),
             escape_for_display(&e.server),
             e.direction,
             e.message_kind.as_deref().unwrap_or("-"),
@@ -164,6 +163,12 @@ pub(crate) fn print_audit(events: &[AuditEvent], json: bool) -> Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// Unix milliseconds as RFC 3339 UTC with milliseconds (24 characters).
+pub(crate) fn format_time(ms: i64) -> String {
+    let t = UNIX_EPOCH + Duration::from_millis(u64::try_from(ms).unwrap_or(0));
+    humantime::format_rfc3339_millis(t).to_string()
 }
 
 /// `--since`: a duration ago (`90s`, `15m`, `2h`, `7d`) or an RFC 3339 time; returns
