@@ -8,7 +8,7 @@
 //! state in ways the descriptor detector does not need (`create`, `update`, `post`, ...).
 
 use crate::detect::annotations::{
-    DESTRUCTIVE, MODIFYING, READING, description_verb, name_verb, split_name,
+    DESTRUCTIVE, MODIFYING, NEGATIONS, READING, description_verb, forms_of, name_verb, split_name,
 };
 use crate::finding::{Code, Finding, Severity, pointer_push};
 use serde_json::Value;
@@ -41,6 +41,23 @@ pub(crate) const CHANGING: &[&str] = &[
     "create", "update", "post", "push", "comment", "add", "put", "merge", "share", "reply", "edit",
     "patch", "append", "set", "save", "modify", "change", "replace", "approve", "close", "assign",
     "fork", "star", "invite", "email", "mail", "message", "notify", "tweet",
+];
+/// Description verbs that change state, beyond [`MODIFYING`]: the stems of [`CHANGING`]
+/// that are rarely plural nouns ("posts", "messages", "changes" are left out).
+const CHANGING_VERBS: &[&str] = &[
+    "create",
+    "update",
+    "modify",
+    "edit",
+    "append",
+    "replace",
+    "merge",
+    "approve",
+    "invite",
+    "save",
+    "notify",
+    "assign",
+    "overwrite",
 ];
 /// Description verbs that read, beyond [`READING`].
 const READING_VERBS: &[&str] = &["return", "display", "print", "summarize", "open", "load"];
@@ -88,16 +105,81 @@ pub(crate) fn name_effect(name: &str) -> Option<(Effect, String)> {
     name_verb(name, &changing).map(|w| (Effect::Modifies, w))
 }
 
-/// The most dangerous change a text (title or description) names as a verb, if any.
+/// Words after which a change word is a verb of its own ("reads the file, then deletes
+/// it", "this tool deletes", "and uploads"), not the object of an earlier verb ("lists
+/// workflow runs", "searches messages").
+const CONNECTORS: &[&str] = &[
+    ",",
+    "and",
+    "then",
+    "also",
+    "or",
+    "permanently",
+    "irreversibly",
+    "to",
+    "will",
+    "can",
+    "may",
+    "must",
+    "it",
+    "tool",
+    "this",
+    "which",
+    "that",
+    "afterwards",
+    "finally",
+];
+
+/// Whether `word` is an inflected form of one of `stems` (base form included).
+fn is_form(word: &str, stems: &[&str]) -> bool {
+    stems.iter().any(|s| forms_of(s).iter().any(|f| f == word))
+}
+
+/// What change a word names, if it is a form of a changing, destroying or executing verb.
+fn change_of(word: &str) -> Option<Effect> {
+    if is_form(word, EXECUTING_VERBS) {
+        Some(Effect::Executes)
+    } else if is_form(word, DESTRUCTIVE) {
+        Some(Effect::Destroys)
+    } else if is_form(word, MODIFYING) || is_form(word, CHANGING_VERBS) {
+        Some(Effect::Modifies)
+    } else {
+        None
+    }
+}
+
+/// The first change a text (title or description) names as a verb of its own, if any:
+/// a change word that opens a clause or follows a [`CONNECTORS`] word, outside a negated
+/// stretch ("does not delete"; `but` ends it). A change word right after a noun or a
+/// reading verb is an object ("lists workflow runs") and does not count.
 fn text_change(text: &str) -> Option<(Effect, String)> {
-    if let Some(w) = description_verb(text, EXECUTING_VERBS) {
-        return Some((Effect::Executes, w));
+    for clause in text.split(['.', ';', ':', '!', '?', '\n']) {
+        let spaced = clause.replace(',', " , ");
+        let words: Vec<String> = spaced
+            .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == ','))
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        let mut negated = false;
+        for (i, w) in words.iter().enumerate() {
+            if NEGATIONS.contains(&w.as_str()) || w.ends_with("n't") {
+                negated = true;
+                continue;
+            }
+            if w == "but" {
+                negated = false;
+                continue;
+            }
+            let verb_position = i == 0 || CONNECTORS.contains(&words[i - 1].as_str());
+            if negated || !verb_position {
+                continue;
+            }
+            if let Some(effect) = change_of(w) {
+                return Some((effect, w.clone()));
+            }
+        }
     }
-    if let Some(w) = description_verb(text, DESTRUCTIVE) {
-        return Some((Effect::Destroys, w));
-    }
-    let changing: Vec<&str> = MODIFYING.iter().chain(CHANGING).copied().collect();
-    description_verb(text, &changing).map(|w| (Effect::Modifies, w))
+    None
 }
 
 /// Whether a text names a reading verb.

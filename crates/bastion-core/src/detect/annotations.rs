@@ -110,7 +110,7 @@ static FORMS: std::sync::LazyLock<std::collections::HashMap<&'static str, Vec<St
     });
 
 /// The inflected forms of `stem` (from [`FORMS`] for the known stems).
-fn forms_of(stem: &str) -> std::borrow::Cow<'static, [String]> {
+pub(crate) fn forms_of(stem: &str) -> std::borrow::Cow<'static, [String]> {
     match FORMS.get(stem) {
         Some(forms) => std::borrow::Cow::Borrowed(forms.as_slice()),
         None => std::borrow::Cow::Owned(verb_forms(stem)),
@@ -142,7 +142,8 @@ pub(crate) fn split_name(name: &str) -> Vec<String> {
     words
 }
 
-const NEGATIONS: &[&str] = &["not", "never", "no", "without", "nor", "cannot", "neither"];
+pub(crate) const NEGATIONS: &[&str] =
+    &["not", "never", "no", "without", "nor", "cannot", "neither"];
 
 /// The first verb of `stems` the description uses outside a negated clause. Third-person
 /// and gerund forms always count; the base form only opens a clause or follows a word of
