@@ -5,6 +5,8 @@
 //! "call": <a tools/call request, or just its params>, "history"?: [HistoryEntry],
 //! "server"?: NAME (default "server"), "server_launch_hash"?: HEX (default ""),
 //! "policy"?: <the [confirmation] and [servers.*] config as JSON>}`.
+//! `server_trust` decides trust (the policy's `[servers.NAME] trusted` is not consulted
+//! here; the gateway passes [`super::Policy::trusted`]).
 //! Output: the [`ConfirmationRequest`] view with its `digest`, plus `"message"`, the text
 //! the user would see. Findings are the decision's reasons.
 

@@ -14,8 +14,8 @@
 //!    and `readOnlyHint` changes nothing;
 //! 4. signals that turn any `allow` (even an explicit one) into `ask`:
 //!    annotation contradictions (`annotation_contradiction`), name vs title/description
-//!    disagreement (`tool_intent_mismatch`), hidden characters in argument names or
-//!    values (the [`crate::unicode`] codes), and a toxic flow from the history
+//!    disagreement (`tool_intent_mismatch`), hidden characters in the called tool name
+//!    or in argument names or values (the [`crate::unicode`] codes), and a toxic flow from the history
 //!    (`toxic_flow`). All are `warn`.
 //!
 //! Finding paths point into the `check confirmation` input shape:
@@ -313,7 +313,14 @@ pub fn decide(
         crate::detect::annotations::scan_annotations(t, TOOL_PATH, &mut signals);
         signals.extend(intent_mismatch(t, TOOL_PATH));
     }
-    let hidden = hidden_in_arguments(arguments);
+    let mut hidden = Vec::new();
+    scan(
+        &call.name,
+        "/call/params/name",
+        "the called tool name",
+        &mut hidden,
+    );
+    hidden.extend(hidden_in_arguments(arguments));
     if hidden.iter().any(|f| f.code == Code::HiddenUnicodeTag) {
         tier = RiskTier::Critical;
     } else if !hidden.is_empty() {

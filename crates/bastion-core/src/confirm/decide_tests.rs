@@ -252,6 +252,20 @@ fn hidden_characters_in_names_and_nested_values() {
         "{paths:?}"
     );
     assert_eq!(d.tier, RiskTier::Critical);
+    // In the called name too.
+    let d = run(
+        &p,
+        true,
+        Some(ro("get_file", "Gets a file.")),
+        json!({"name": "get_file\u{2060}"}),
+        json!([]),
+    );
+    assert_eq!(d.action, Action::Ask);
+    assert!(
+        d.reasons.iter().any(|f| f.path == "/call/params/name"),
+        "{:?}",
+        d.reasons
+    );
     // Legitimate non-ASCII text stays allowed.
     let d = run(
         &p,

@@ -37,7 +37,8 @@
 //!   so a broad `"*"` path rule cannot be escaped by a more specific `allow`.
 //!
 //! Patterns use `globset` syntax (`*`, `?`, `[a-z]`, `{a,b}`), case-sensitive, matched
-//! against the whole tool name.
+//! against the whole tool name; `*` also matches `/` (tool names are not paths, and a
+//! `"*" = deny` must cover `ns/tool`).
 
 use super::args::{ArgRule, ArgRuleError};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
@@ -254,7 +255,7 @@ impl Policy {
             let mut rules = Vec::new();
             for (pattern, mut rule) in server.tools {
                 let glob = GlobBuilder::new(&pattern)
-                    .literal_separator(true)
+                    .literal_separator(false)
                     .backslash_escape(true)
                     .build()
                     .map_err(|e| PolicyError::BadPattern {
@@ -424,6 +425,12 @@ mod tests {
         // Case-sensitive, whole-name match.
         assert_eq!(p.rule_for("s", "GET_x").action.unwrap().0, Action::Ask);
         assert_eq!(p.rule_for("s", "xget_x").action.unwrap().0, Action::Ask);
+        // `*` crosses `/` and `.`.
+        assert_eq!(
+            p.rule_for("s", "get_admin_/x.y").action.unwrap().0,
+            Action::Deny
+        );
+        assert_eq!(p.rule_for("s", "ns/put").action.unwrap().0, Action::Ask);
     }
 
     #[test]
