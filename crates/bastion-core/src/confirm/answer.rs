@@ -65,8 +65,23 @@ pub enum Answer {
     },
 }
 
-/// The `requestedSchema` of the approval form.
-pub fn requested_schema() -> Value {
+/// The `requestedSchema` of the approval form. `offer_always` adds the `remember` field
+/// (only for pinned tools: a grant is bound to the pin, see [`super::Grant`]).
+pub fn requested_schema(offer_always: bool) -> Value {
+    if !offer_always {
+        return json!({
+            "type": "object",
+            "properties": {
+                "approve": {
+                    "type": "boolean",
+                    "title": "Approve this tool call",
+                    "description": "Yes runs the call with exactly the arguments shown; no refuses it.",
+                    "default": false
+                }
+            },
+            "required": ["approve"]
+        });
+    }
     json!({
         "type": "object",
         "properties": {
@@ -229,7 +244,12 @@ mod tests {
 
     #[test]
     fn schema_is_a_flat_elicitation_form() {
-        let s = requested_schema();
+        assert!(
+            requested_schema(false)["properties"]
+                .get("remember")
+                .is_none()
+        );
+        let s = requested_schema(true);
         assert_eq!(s["type"], "object");
         for (_, p) in s["properties"].as_object().unwrap() {
             assert!(matches!(p["type"].as_str(), Some("boolean" | "string")));

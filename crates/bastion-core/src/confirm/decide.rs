@@ -22,9 +22,10 @@
 //! `/tool/...` (the pinned descriptor), `/call/params/arguments/...`, `/history/N`.
 
 use super::flow::{HistoryEntry, toxic_flow};
+use super::hidden::{hidden_in_arguments, scan};
 use super::intent::{Effect, intent_mismatch, name_effect};
 use super::policy::{Action, Policy};
-use crate::finding::{Code, Finding, Severity, pointer_push};
+use crate::finding::{Code, Finding, Severity};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -384,57 +385,4 @@ fn base_tier(trusted: bool, pinned: bool, hints: Hints, named: Option<Effect>) -
         RiskTier::Medium
     };
     from_hints.max(from_name).max(floor)
-}
-
-/// Hidden-character findings (downgraded to `warn`: they ask, the view shows them
-/// escaped) for every member name and string value of `arguments`.
-fn hidden_in_arguments(arguments: &Map<String, Value>) -> Vec<Finding> {
-    let mut out = Vec::new();
-    let mut stack: Vec<(String, &Value)> = arguments
-        .iter()
-        .rev()
-        .map(|(k, v)| {
-            let path = pointer_push(ARGUMENTS_PATH, k);
-            scan(k, &path, "argument name", &mut out);
-            (path, v)
-        })
-        .collect();
-    while let Some((path, value)) = stack.pop() {
-        match value {
-            Value::String(s) => scan(s, &path, "argument value", &mut out),
-            Value::Array(items) => {
-                for (i, item) in items.iter().enumerate().rev() {
-                    stack.push((pointer_push(&path, &i.to_string()), item));
-                }
-            }
-            Value::Object(map) => {
-                for (k, v) in map.iter().rev() {
-                    let p = pointer_push(&path, k);
-                    scan(k, &p, "argument name", &mut out);
-                    stack.push((p, v));
-                }
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
-fn scan(text: &str, path: &str, what: &str, out: &mut Vec<Finding>) {
-    if text.is_ascii()
-        && !text
-            .bytes()
-            .any(|b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r') || b == 0x7f)
-    {
-        return;
-    }
-    let start = out.len();
-    crate::unicode::scan_hidden(text, path, out);
-    for f in &mut out[start..] {
-        f.severity = Severity::Warn;
-        f.message = format!(
-            "{what} holds characters the user would not see: {}; the confirmation shows them as escaped code points.",
-            f.message
-        );
-    }
 }

@@ -16,9 +16,11 @@
 //!    `requestState` carrying the pending id, [`ConfirmationRequest::digest`] and an
 //!    expiry; the retry is matched with [`open`]). Channels, order, timeout and
 //!    fallback: [`ConfirmationConfig`].
+//!    A stored [`Grant`] whose pin still matches turns a plain `ask` into `allow`
+//!    ([`apply_grant`]; signals such as a toxic flow still ask).
 //! 4. Read the answer with [`parse_answer`] (elicitation) or [`parse_tty_answer`]; an
-//!    [`Answer::Approve`] with [`Remember::AlwaysForThisTool`] becomes a grant stored
-//!    with the tool's pin hash ([`Binding::tool_pin`]).
+//!    [`Answer::Approve`] with [`Remember::AlwaysForThisTool`] becomes a grant
+//!    ([`Grant::from_approval`], bound to the tool's pin hash; none for unpinned tools).
 //! 5. Right before forwarding, [`ConfirmationRequest::verify`] (or [`verify`] with a
 //!    stored digest and binding) on the outgoing params: anything but
 //!    [`DigestCheck::Match`] denies (`approval_denied`).
@@ -27,7 +29,7 @@
 //!
 //! Files: `policy.rs` (config model, rule matching), `args.rs` (argument rules),
 //! `decide.rs` (the decision), `intent.rs` (name vs description), `flow.rs` (toxic
-//! flows), `digest.rs`, `request.rs` (the view), `answer.rs` (form and answers),
+//! flows), `grant.rs` (grants), `digest.rs`, `request.rs` (the view), `answer.rs` (form and answers),
 //! `state.rs` (requestState tokens), `redact.rs` (audit redaction), `check.rs`
 //! (`check confirmation`).
 
@@ -39,6 +41,8 @@ mod decide;
 mod decide_tests;
 mod digest;
 mod flow;
+mod grant;
+mod hidden;
 mod intent;
 mod policy;
 mod redact;
@@ -51,6 +55,7 @@ pub use check::{ConfirmationInputError, check_confirmation};
 pub use decide::{ARGUMENTS_PATH, CallError, Decision, RiskTier, TOOL_PATH, ToolCall, decide};
 pub use digest::{Binding, DigestCheck, DigestError, call_digest, canonical_params, verify};
 pub use flow::{HistoryEntry, HistoryError};
+pub use grant::{Grant, apply_grant};
 pub use policy::{
     Action, Channel, ConfirmationConfig, Fallback, Policy, PolicyConfig, PolicyError, RuleMatch,
     ServerConfig, ToolRuleConfig,

@@ -226,11 +226,12 @@ impl ConfirmationRequest {
 
     /// The `elicitation/create` params for the form channel (legacy era) or the
     /// elicitation input request of an `input_required` result (stateless era):
-    /// `{"message": <message()>, "requestedSchema": <super::answer::requested_schema()>}`.
+    /// `{"message": <message()>, "requestedSchema": <requested_schema(pinned)>}`; the
+    /// "always for this tool" choice is offered only for a pinned tool.
     pub fn elicitation_params(&self) -> Value {
         serde_json::json!({
             "message": self.message(),
-            "requestedSchema": super::answer::requested_schema(),
+            "requestedSchema": super::answer::requested_schema(self.binding.tool_pin.is_some()),
         })
     }
 }
