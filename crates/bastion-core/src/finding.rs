@@ -218,6 +218,18 @@ finding_codes! {
     DescriptorChanged => "descriptor_changed", "a descriptor or server launch config differs from what was approved";
     /// Binary content removed.
     BinaryRefused => "binary_refused", "image, audio or blob content was removed (invalid base64, over max_binary_bytes, MIME type not allowed or not matching its bytes)";
+    /// A tool rule of the confirmation policy denies the call.
+    PolicyDenied => "policy_denied", "a [servers.NAME.tools] rule (or confirmation.default) denies the tool call without asking";
+    /// An argument violates an argument rule.
+    ArgumentRuleViolated => "argument_rule_violated", "a tool-call argument breaks a policy argument rule (path outside its prefix, URL host not listed) and the call is denied";
+    /// The call must be confirmed by the user.
+    ConfirmationRequired => "confirmation_required", "the tool call must be confirmed by the user (untrusted server, not read-only, no pinned descriptor or an ask rule)";
+    /// Name and title/description disagree.
+    ToolIntentMismatch => "tool_intent_mismatch", "a tool's name and its title or description disagree about what it does (\"Read README\" named exec)";
+    /// Data may flow from one place to another.
+    ToxicFlow => "toxic_flow", "earlier calls read from one place and this call writes to another, so private data may flow out";
+    /// The call may run without asking.
+    AutoApproved => "auto_approved", "the tool call may run without asking (explicit allow rule, or a trusted server's pinned read-only tool)";
 }
 
 impl fmt::Display for Code {

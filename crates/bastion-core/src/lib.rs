@@ -12,6 +12,7 @@
 //! clock. Time, when needed, is passed in by the caller.
 
 pub mod check;
+pub mod confirm;
 pub mod detect;
 pub mod envelope;
 pub mod era;

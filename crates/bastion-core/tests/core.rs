@@ -174,6 +174,11 @@ fn result_fixtures() {
     assert_dir("result", CheckKind::Result, 20);
 }
 
+#[test]
+fn confirmation_fixtures() {
+    assert_dir("confirmation", CheckKind::Confirmation, 25);
+}
+
 /// Every corpus case of the categories the gateway foundation covers has a fixture
 /// (fixtures name the case in "about" as `corpus cNNN`).
 #[test]
@@ -188,10 +193,11 @@ fn corpus_cases_have_fixtures() {
         "c062", "c064", "c065", "c067", "c068", "c070", "c071", "c156", "c157", "c159", "c160",
         // output_schema
         "c143", "c144", "c146", "c147", // rug_pull
-        "c039", "c040", "c042", "c043", "c045", "c175",
+        "c039", "c040", "c042", "c043", "c045", "c175", // confirmation
+        "c138", "c139", "c141", "c142",
     ];
     let mut abouts = String::new();
-    for dir in ["message", "descriptor", "result", "drift"] {
+    for dir in ["message", "descriptor", "result", "drift", "confirmation"] {
         for path in fixtures(dir) {
             let fx: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
             abouts.push_str(fx["about"].as_str().unwrap_or(""));

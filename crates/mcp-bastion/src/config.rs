@@ -2,8 +2,10 @@
 
 use anyhow::{Context, Result, bail};
 use bastion_core::Limits;
+use bastion_core::confirm::{ConfirmationConfig, Policy, PolicyConfig, ServerConfig};
 use bastion_core::sanitize::ContentPolicy;
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The configuration file. Sections not listed here are refused with a clear error
@@ -19,6 +21,54 @@ pub(crate) struct Config {
     pub(crate) gateway: GatewaySection,
     /// `[pinning]`: descriptor and launch-config pinning.
     pub(crate) pinning: PinningSection,
+    /// `[confirmation]`: when and how a human confirms tool calls (issue 5).
+    pub(crate) confirmation: ConfirmationConfig,
+    /// `[servers.NAME]`: per-server trust and tool rules, keyed by the `--name`.
+    pub(crate) servers: BTreeMap<String, ServerConfig>,
+    /// The compiled confirmation policy (`[confirmation]` + `[servers.*]`), built by
+    /// [`Config::from_toml`].
+    #[serde(skip)]
+    pub(crate) policy: Policy,
+}
+
+impl Config {
+    /// Parses and validates a config file's text: unknown sections and keys, bad values,
+    /// invalid tool globs and argument rules are errors (exit code 2).
+    pub(crate) fn from_toml(text: &str) -> Result<Self> {
+        let mut config: Config = toml::from_str(text)?;
+        if config.limits.max_depth == 0
+            || config.limits.max_frame_bytes == 0
+            || config.limits.max_host_frame_bytes == 0
+        {
+            bail!("limits must be greater than zero");
+        }
+        config.policy = Policy::new(PolicyConfig {
+            confirmation: config.confirmation.clone(),
+            servers: config.servers.clone(),
+        })?;
+        Ok(config)
+    }
+
+    /// A `check confirmation` input that names no `policy` gets the configured one
+    /// (`[confirmation]` and `[servers.*]`), so `check confirmation` answers as `wrap`
+    /// would for that server.
+    pub(crate) fn with_confirmation_policy(
+        &self,
+        mut input: serde_json::Value,
+    ) -> serde_json::Value {
+        if let Some(obj) = input.as_object_mut()
+            && !obj.contains_key("policy")
+        {
+            let policy = PolicyConfig {
+                confirmation: self.confirmation.clone(),
+                servers: self.servers.clone(),
+            };
+            if let Ok(v) = serde_json::to_value(policy) {
+                obj.insert("policy".into(), v);
+            }
+        }
+        input
+    }
 }
 
 /// `[pinning]` section.
@@ -81,18 +131,7 @@ pub(crate) fn load(explicit: Option<&Path>) -> Result<Config> {
             return Err(e).with_context(|| format!("cannot read config file {}", path.display()));
         }
     };
-    let config: Config =
-        toml::from_str(&text).with_context(|| format!("invalid config file {}", path.display()))?;
-    if config.limits.max_depth == 0
-        || config.limits.max_frame_bytes == 0
-        || config.limits.max_host_frame_bytes == 0
-    {
-        bail!(
-            "invalid config file {}: limits must be greater than zero",
-            path.display()
-        );
-    }
-    Ok(config)
+    Config::from_toml(&text).with_context(|| format!("invalid config file {}", path.display()))
 }
 
 #[cfg(test)]
@@ -108,6 +147,102 @@ mod tests {
         assert!(e.to_string().contains("limitz"), "{e}");
         let e = toml::from_str::<Config>("[limits]\nmax_dept = 1\n").unwrap_err();
         assert!(e.to_string().contains("max_dept"), "{e}");
+    }
+
+    /// DESIGN §5's example, every section this build knows (`[urls]` belongs to the URL
+    /// gate, issue 6, and is added with it), plus the confirmation keys of issue 5.
+    const DESIGN_EXAMPLE: &str = r#"
+[limits]
+max_frame_bytes = 4194304
+max_host_frame_bytes = 1048576
+max_binary_bytes = 16777216
+max_depth = 64
+read_timeout_ms = 30000
+request_timeout_ms = 30000
+tool_call_timeout_ms = 120000
+max_text_bytes = 262144
+
+[pinning]
+mode = "tofu"
+
+[confirmation]
+default = "ask"
+fallback = "deny"
+channels = ["elicitation", "tty"]
+timeout_ms = 120000
+
+[servers.NAME]
+trusted = false
+[servers.NAME.tools."glob*"]
+action = "ask"
+[[servers.NAME.tools."write_*".args]]
+name = "path"
+under = ["/home/me/project"]
+[[servers.NAME.tools."fetch".args]]
+name = "url"
+host_in = ["example.com"]
+"#;
+
+    #[test]
+    fn design_example_parses() {
+        use bastion_core::confirm::{Action, Channel, Fallback};
+        let c = Config::from_toml(DESIGN_EXAMPLE).unwrap();
+        assert_eq!(c.confirmation.default, Action::Ask);
+        assert_eq!(c.confirmation.fallback, Fallback::Deny);
+        assert_eq!(
+            c.confirmation.channels,
+            [Channel::Elicitation, Channel::Tty]
+        );
+        assert_eq!(c.confirmation.timeout_ms, 120_000);
+        assert!(!c.policy.trusted("NAME"));
+        assert_eq!(
+            c.policy.rule_for("NAME", "globber").action.map(|a| a.0),
+            Some(Action::Ask)
+        );
+        assert_eq!(c.policy.rule_for("NAME", "write_file").args.len(), 1);
+        // An empty file is the defaults.
+        let d = Config::from_toml("").unwrap();
+        assert_eq!(d.confirmation, ConfirmationConfig::default());
+        assert!(d.servers.is_empty());
+    }
+
+    #[test]
+    fn bad_confirmation_config_is_refused_clearly() {
+        for (text, says) in [
+            ("[confirmation]\ndefault = \"sometimes\"\n", "sometimes"),
+            ("[confirmation]\nchannels = [\"tty\", \"tty\"]\n", "twice"),
+            ("[confirmation]\ntimeout_ms = 0\n", "timeout_ms"),
+            ("[servers.gh]\ntrusted = \"yes\"\n", "trusted"),
+            (
+                "[servers.gh.tools.\"[x\"]\naction = \"ask\"\n",
+                "invalid glob",
+            ),
+            (
+                "[[servers.gh.tools.\"w\".args]]\nname = \"path\"\nunder = [\"relative\"]\n",
+                "absolute",
+            ),
+            (
+                "[[servers.gh.tools.\"w\".args]]\nname = \"path\"\n",
+                "no constraint",
+            ),
+            ("[servers.gh.tools.\"w\"]\nacton = \"ask\"\n", "acton"),
+        ] {
+            let e = Config::from_toml(text).unwrap_err();
+            assert!(format!("{e:#}").contains(says), "{text}: {e:#}");
+        }
+    }
+
+    #[test]
+    fn load_reports_the_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.toml");
+        std::fs::write(&path, "[confirmation]\nfallback = \"maybe\"\n").unwrap();
+        let e = load(Some(&path)).unwrap_err();
+        let text = format!("{e:#}");
+        assert!(
+            text.contains("invalid config file") && text.contains("maybe"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -63,7 +63,7 @@ enum Command {
     },
     /// Run one detector family on one input (a file, or `-` / nothing for stdin).
     Check {
-        /// message | descriptor | result
+        /// message | descriptor | result | drift | confirmation
         kind: String,
         /// Input file (JSON); `-` or absent reads stdin.
         input: Option<PathBuf>,
@@ -207,6 +207,11 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let text = read_input(path.as_deref()).map_err(input)?;
             let value = bastion_core::json::parse_value(&text, 10_000)
                 .map_err(|e| input(anyhow::anyhow!("input is not valid JSON: {e}")))?;
+            let value = if kind == CheckKind::Confirmation {
+                cfg.with_confirmation_policy(value)
+            } else {
+                value
+            };
             let report = check::run(kind, &value, &cfg.limits).map_err(input)?;
             let printed = if cli.json {
                 let mut out = std::io::stdout().lock();

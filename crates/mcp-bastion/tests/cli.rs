@@ -141,6 +141,66 @@ fn check_exit_codes_and_json_shape() {
     assert_eq!(out.status.code(), Some(2));
 }
 
+/// `check confirmation` answers with the configured `[confirmation]`/`[servers.*]` policy
+/// when the input carries none; a bad policy in the config exits 2 with a clear message.
+#[test]
+fn check_confirmation_uses_the_config_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("b.db");
+    std::fs::create_dir_all(dir.path().join("mcp-bastion")).unwrap();
+    let config = dir.path().join("mcp-bastion/config.toml");
+    std::fs::write(
+        &config,
+        "[servers.gh]\ntrusted = true\n[servers.gh.tools.\"delete_*\"]\naction = \"deny\"\n[servers.gh.tools.\"get_*\"]\naction = \"allow\"\n",
+    )
+    .unwrap();
+    let call = |server: &str, tool: &str| {
+        json!({"server_trust": "trusted", "server": server,
+               "call": {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                        "params": {"name": tool, "arguments": {"repo": "o/r"}}}})
+        .to_string()
+    };
+    let out = run(
+        &["--json", "check", "confirmation"],
+        &call("gh", "delete_repo"),
+        &store,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_out(&out);
+    assert_eq!(v["verdict"], "block");
+    assert_eq!(v["findings"][0]["code"], "policy_denied");
+    let out = run(
+        &["--json", "check", "confirmation"],
+        &call("gh", "get_repo"),
+        &store,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let v = json_out(&out);
+    assert_eq!(v["verdict"], "allow");
+    assert_eq!(v["output"]["digest"].as_str().unwrap().len(), 64);
+    // Another server: no rules, so a call without a pinned descriptor asks.
+    let out = run(
+        &["--json", "check", "confirmation"],
+        &call("other", "get_repo"),
+        &store,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(json_out(&out)["verdict"], "flag");
+
+    std::fs::write(
+        &config,
+        "[confirmation]\nchannels = [\"tty\", \"carrier-pigeon\"]\n",
+    )
+    .unwrap();
+    let out = run(&["check", "confirmation"], &call("gh", "get_repo"), &store);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("invalid config file") && err.contains("carrier-pigeon"),
+        "{err}"
+    );
+}
+
 #[test]
 fn check_human_output_escapes_hidden_text() {
     let dir = tempfile::tempdir().unwrap();

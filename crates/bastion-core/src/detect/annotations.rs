@@ -20,7 +20,7 @@ use serde_json::Value;
 
 /// Verb stems that destroy data or spend irreversibly: contradict `destructiveHint: false`
 /// and `readOnlyHint: true`.
-const DESTRUCTIVE: &[&str] = &[
+pub(crate) const DESTRUCTIVE: &[&str] = &[
     "delete",
     "del",
     "rm",
@@ -44,7 +44,7 @@ const DESTRUCTIVE: &[&str] = &[
     "revoke",
 ];
 /// Verb stems that modify state: contradict `readOnlyHint: true`.
-const MODIFYING: &[&str] = &[
+pub(crate) const MODIFYING: &[&str] = &[
     "write",
     "move",
     "mv",
@@ -60,7 +60,7 @@ const MODIFYING: &[&str] = &[
     "uninstall",
 ];
 /// First words of names that read: `get_transfer`, `list_deleted` name what is read.
-const READING: &[&str] = &[
+pub(crate) const READING: &[&str] = &[
     "get", "list", "read", "fetch", "show", "search", "find", "query", "describe", "view", "check",
     "count", "preview", "lookup", "inspect", "validate", "explain", "diff", "status",
 ];
@@ -110,7 +110,7 @@ static FORMS: std::sync::LazyLock<std::collections::HashMap<&'static str, Vec<St
     });
 
 /// The inflected forms of `stem` (from [`FORMS`] for the known stems).
-fn forms_of(stem: &str) -> std::borrow::Cow<'static, [String]> {
+pub(crate) fn forms_of(stem: &str) -> std::borrow::Cow<'static, [String]> {
     match FORMS.get(stem) {
         Some(forms) => std::borrow::Cow::Borrowed(forms.as_slice()),
         None => std::borrow::Cow::Owned(verb_forms(stem)),
@@ -118,7 +118,7 @@ fn forms_of(stem: &str) -> std::borrow::Cow<'static, [String]> {
 }
 
 /// Splits an identifier into lowercase words at `_`, `-`, `.`, spaces and camelCase.
-fn split_name(name: &str) -> Vec<String> {
+pub(crate) fn split_name(name: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut cur = String::new();
     let mut prev_lower = false;
@@ -142,12 +142,13 @@ fn split_name(name: &str) -> Vec<String> {
     words
 }
 
-const NEGATIONS: &[&str] = &["not", "never", "no", "without", "nor", "cannot", "neither"];
+pub(crate) const NEGATIONS: &[&str] =
+    &["not", "never", "no", "without", "nor", "cannot", "neither"];
 
 /// The first verb of `stems` the description uses outside a negated clause. Third-person
 /// and gerund forms always count; the base form only opens a clause or follows a word of
 /// [`VERB_CONTEXT`] ("an empty list" and "transfer history" are not verbs).
-fn description_verb(description: &str, stems: &[&str]) -> Option<String> {
+pub(crate) fn description_verb(description: &str, stems: &[&str]) -> Option<String> {
     for clause in description.split(['.', ';', ':', '!', '?', '\n']) {
         let words: Vec<String> = clause
             .split(|c: char| !(c.is_alphanumeric() || c == '\''))
@@ -186,7 +187,7 @@ fn description_verb(description: &str, stems: &[&str]) -> Option<String> {
 /// The first name word that is one of `stems`: the leading word in any form
 /// (`drop_table`, `deletes_all`), or a later word in base form unless the name starts with
 /// a reading verb (`user_delete` yes, `get_transfer` no).
-fn name_verb(name: &str, stems: &[&str]) -> Option<String> {
+pub(crate) fn name_verb(name: &str, stems: &[&str]) -> Option<String> {
     let words = split_name(name);
     let first = words.first()?;
     if stems.iter().any(|s| forms_of(s).iter().any(|f| f == first)) {

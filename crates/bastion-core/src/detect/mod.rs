@@ -70,7 +70,7 @@
 //! their anchors, and check that the fast path yields exactly the signals of analyzing
 //! every sentence of the reference folding, on look-alike-disguised trigger text.
 
-mod annotations;
+pub(crate) mod annotations;
 mod fold;
 mod instruction;
 mod langs;
