@@ -10,6 +10,7 @@
 
 pub mod audit;
 pub mod child;
+pub mod confirm;
 mod io;
 mod pending;
 pub mod pinning;

@@ -41,6 +41,9 @@ pub struct WrapConfig {
     pub grace_ms: u64,
     /// Descriptor pinning and launch-config checks; `None` disables them.
     pub pinning: Option<PinningSetup>,
+    /// Tool-call confirmation (policy, channels, grants); `None` forwards every call
+    /// that passes the other checks.
+    pub confirmation: Option<crate::confirm::ConfirmSetup>,
 }
 
 /// Where pins live and how strictly they apply.
@@ -81,6 +84,7 @@ impl WrapConfig {
             result: ResultOptions::default(),
             grace_ms: 2000,
             pinning: None,
+            confirmation: None,
         }
     }
 }
@@ -150,6 +154,7 @@ where
         to_server,
         audit,
         pinning,
+        cfg.confirmation.clone(),
     ));
     let timers = tokio::spawn({
         let r = relay.clone();
@@ -259,7 +264,7 @@ async fn open_pinning(
     Ok(pinning)
 }
 
-async fn read_host<R: AsyncRead + Unpin>(relay: &Relay, mut reader: FrameReader<R>) {
+async fn read_host<R: AsyncRead + Unpin>(relay: &Arc<Relay>, mut reader: FrameReader<R>) {
     loop {
         match reader.next().await {
             Ok(ReadEvent::Frame(f)) => relay.on_host_frame(f).await,

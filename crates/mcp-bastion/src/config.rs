@@ -25,6 +25,8 @@ pub(crate) struct Config {
     pub(crate) confirmation: ConfirmationConfig,
     /// `[servers.NAME]`: per-server trust and tool rules, keyed by the `--name`.
     pub(crate) servers: BTreeMap<String, ServerConfig>,
+    /// `[audit]`: what the audit log may contain.
+    pub(crate) audit: AuditSection,
     /// The compiled confirmation policy (`[confirmation]` + `[servers.*]`), built by
     /// [`Config::from_toml`].
     #[serde(skip)]
@@ -69,6 +71,15 @@ impl Config {
         }
         input
     }
+}
+
+/// `[audit]` section.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub(crate) struct AuditSection {
+    /// Record tool-call argument values with each confirmation decision, secret-looking
+    /// values redacted (DESIGN §4). Default `false`: sizes and digests only.
+    pub(crate) log_arguments: bool,
 }
 
 /// `[pinning]` section.

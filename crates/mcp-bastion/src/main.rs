@@ -11,6 +11,7 @@ mod pins_cmd;
 
 use anyhow::{Context, Result};
 use bastion_core::check::{self, CheckKind};
+use bastion_gateway::confirm::ConfirmSetup;
 use bastion_gateway::{AuditSink, PinningSetup, WrapConfig, scan, stdio, wrap};
 use bastion_store::{AuditEvent, AuditQuery, Store};
 use clap::{Parser, Subcommand};
@@ -285,6 +286,8 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 bastion_core::result::ResultOptions::new(&cfg.limits, cfg.content.clone());
             wcfg.grace_ms = cfg.gateway.shutdown_grace_ms;
             let pin_mode = cfg.pinning.mode;
+            let policy = cfg.policy.clone();
+            let log_arguments = cfg.audit.log_arguments;
             bastion_gateway::child::adopt_orphans();
             // One thread runs the whole relay: no cross-thread wake-ups per frame.
             let rt = tokio::runtime::Builder::new_current_thread()
@@ -298,6 +301,12 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 wcfg.pinning = Some(PinningSetup {
                     store: store.clone(),
                     mode: pin_mode,
+                });
+                wcfg.confirmation = Some(ConfirmSetup {
+                    policy: std::sync::Arc::new(policy),
+                    store: Some(store.clone()),
+                    log_arguments,
+                    tty_path: Some("/dev/tty".into()),
                 });
                 let (stdin, stdout) = (stdio::host_stdin(), stdio::host_stdout());
                 let code = wrap(wcfg, stdin, stdout, sink).await.map_err(internal)?;

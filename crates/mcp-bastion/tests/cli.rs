@@ -64,6 +64,19 @@ fn hostile_server() -> Vec<String> {
     ]
 }
 
+/// Writes the config of the isolated config home `dir` (`XDG_CONFIG_HOME` of [`run`]):
+/// every tool of server `name` runs without asking. Tests of other features use it;
+/// confirmation itself is tested with its own policies.
+fn allow_tools_of(dir: &Path, name: &str) {
+    let config = dir.join("mcp-bastion/config.toml");
+    std::fs::create_dir_all(config.parent().unwrap()).unwrap();
+    std::fs::write(
+        config,
+        format!("[servers.{name}.tools.\"*\"]\naction = \"allow\"\n"),
+    )
+    .unwrap();
+}
+
 /// Runs the binary with `args`, feeding `stdin`; isolated config and store.
 fn run(args: &[&str], stdin: &str, store: &Path) -> Output {
     let mut child = Command::new(bin())
@@ -278,6 +291,7 @@ fn names(list: &Value, member: &str, key: &str) -> Vec<String> {
 fn server_everything_through_wrap_matches_direct() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("bastion.db");
+    allow_tools_of(dir.path(), "everything");
     let script = json!([
         {"op": "list_tools"},
         {"op": "call_tool", "name": "echo", "arguments": {"message": "hello from the test"}},
@@ -359,6 +373,7 @@ fn server_everything_through_wrap_matches_direct() {
 fn stateless_era_through_wrap() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("bastion.db");
+    allow_tools_of(dir.path(), "py");
     let script = json!([
         {"op": "list_tools"},
         {"op": "call_tool", "name": "add", "arguments": {"a": 2, "b": 3}},
@@ -625,6 +640,7 @@ fn pins_json(store: &Path, extra: &[&str]) -> Vec<Value> {
 fn a_changed_tool_is_withheld_until_approved_and_the_host_is_told() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("pins.db");
+    allow_tools_of(dir.path(), "rug");
     let server = rug_server();
     let mut args = vec!["wrap", "--name", "rug", "--"];
     args.extend(server.iter().map(String::as_str));

@@ -10,6 +10,7 @@ use bastion_core::finding::{Code, Verdict};
 use bastion_core::json::{self, Recovered};
 use bastion_core::methods;
 use serde_json::{Map, Value, json};
+use std::sync::Arc;
 use std::time::Duration;
 use tokio::time::Instant;
 
@@ -27,7 +28,7 @@ struct Refused<'a> {
 }
 
 impl Relay {
-    pub(crate) async fn on_host_frame(&self, frame: Vec<u8>) {
+    pub(crate) async fn on_host_frame(self: &Arc<Self>, frame: Vec<u8>) {
         let map = match json::parse_frame(&frame, self.limits.max_depth) {
             Ok(m) => m,
             Err(rej) => {
@@ -154,7 +155,13 @@ impl Relay {
             .await;
     }
 
-    async fn host_request(&self, frame: Vec<u8>, map: &Map<String, Value>, id: Id, method: String) {
+    async fn host_request(
+        self: &Arc<Self>,
+        frame: Vec<u8>,
+        map: &Map<String, Value>,
+        id: Id,
+        method: String,
+    ) {
         let raw_id = map.get("id").cloned().unwrap_or(Value::Null);
         let params = map.get("params");
         let target = target_of(&method, params);
@@ -198,12 +205,16 @@ impl Relay {
             .await;
             return;
         }
+        let confirm = self.confirm.as_ref().filter(|_| method == "tools/call");
         let refusal = {
             let mut st = self.state();
             if let Some((era, _version)) = era::from_host_request(&method, params) {
                 st.era = Some(era);
             }
-            if st.pending.host_contains(&id) {
+            if method == "initialize" {
+                st.host_elicitation = super::approve::host_allows_form_elicitation(params);
+            }
+            if st.pending.host_contains(&id) || st.held.contains(&id) {
                 let m =
                     format!("Invalid request: id {id} is already used by a request still pending");
                 Some((Code::DuplicateRequestId.as_str(), codes::INVALID_REQUEST, m))
@@ -230,18 +241,8 @@ impl Relay {
                 );
                 Some(("too_many_pending", codes::POLICY_REFUSED, m))
             } else {
-                let timeout = Duration::from_millis(self.limits.timeout_for(&method));
-                let before = st.pending.next_deadline();
-                let next = st.pending.add_host(
-                    id.clone(),
-                    method.clone(),
-                    shown.clone(),
-                    raw_id.clone(),
-                    Instant::now() + timeout,
-                    params.and_then(|p| p.get("cursor")).is_some(),
-                );
-                if next != before {
-                    self.timer_wake.notify_one();
+                if confirm.is_some() {
+                    st.held.insert(id.clone());
                 }
                 None
             }
@@ -251,6 +252,56 @@ impl Relay {
             self.answer_host(Some(&raw_id), code, &message, reason, Value::Null)
                 .await;
             return;
+        }
+        if let Some(setup) = confirm {
+            let held = super::approve::HeldCall {
+                params: params.cloned().unwrap_or(Value::Null),
+                frame,
+                id,
+                raw_id,
+                shown,
+            };
+            self.confirm_call(setup, held).await;
+            return;
+        }
+        let continuation = params.and_then(|p| p.get("cursor")).is_some();
+        self.forward_request(frame, id, raw_id, method, shown, continuation)
+            .await;
+    }
+
+    /// Registers `id` as pending at the server (deadline per method) and forwards the
+    /// request; answers the host at once when the server cannot take it.
+    pub(super) async fn forward_request(
+        &self,
+        frame: Vec<u8>,
+        id: Id,
+        raw_id: Value,
+        method: String,
+        shown: Option<String>,
+        continuation: bool,
+    ) {
+        let bytes = frame.len();
+        let ev = |verdict| {
+            Ev::new(H2S, "request", verdict, bytes)
+                .method(&method)
+                .target(shown.as_deref())
+                .id(&raw_id)
+        };
+        {
+            let mut st = self.state();
+            let timeout = Duration::from_millis(self.limits.timeout_for(&method));
+            let before = st.pending.next_deadline();
+            let next = st.pending.add_host(
+                id.clone(),
+                method.clone(),
+                shown.clone(),
+                raw_id.clone(),
+                Instant::now() + timeout,
+                continuation,
+            );
+            if next != before {
+                self.timer_wake.notify_one();
+            }
         }
         // An allowed request is audited once, with its answer (method, target, id, verdict);
         // one row per exchange keeps the audit cheap under load.
@@ -327,6 +378,9 @@ impl Relay {
         };
         let bytes = frame.len();
         let ev = |v| Ev::new(H2S, kind, v, bytes).id(&raw_id);
+        if self.take_own_answer(id, map) {
+            return;
+        }
         let Some(method) = self.state().pending.take_server(id) else {
             self.audit
                 .record(

@@ -5,9 +5,12 @@
 //! deadlines and shutdown. Shared here: the session state, the audit event builder and
 //! the refusal helpers.
 
+mod approve;
 mod host;
 mod server;
 mod timers;
+
+pub(crate) use approve::OWN_ID_PREFIX;
 
 use crate::audit::AuditSink;
 use crate::io::{Outbox, Sent};
@@ -56,6 +59,17 @@ struct State {
     notify_list_changed: bool,
     /// Keys shown in the last listing, per list member (raw keys).
     shown: HashMap<&'static str, HashSet<String>>,
+    /// Tool descriptors shown to the host in the last listing, by name: what a call is
+    /// confirmed against (they passed pinning, so they are the pinned versions).
+    tools: HashMap<String, Value>,
+    /// The host declared form-mode elicitation in `initialize` (legacy era).
+    host_elicitation: bool,
+    /// Bastion's own requests to the host awaiting an answer, by id.
+    own_requests: HashMap<String, tokio::sync::oneshot::Sender<Value>>,
+    /// Host `tools/call` ids held while a human is asked.
+    held: HashSet<bastion_core::envelope::Id>,
+    /// Calls forwarded in this session, oldest first (toxic-flow signals).
+    history: std::collections::VecDeque<bastion_core::confirm::HistoryEntry>,
 }
 
 /// A listed tool's outputSchema and, after the first call that needed it, the compiled
@@ -124,6 +138,12 @@ pub(crate) struct Relay {
     schemas: bastion_core::schema::OutputSchemaCache,
     /// Descriptor pinning, when a store is configured.
     pinning: Option<Arc<crate::pinning::Pinning>>,
+    /// Tool-call confirmation, when configured.
+    confirm: Option<crate::confirm::ConfirmSetup>,
+    /// Sequence of Bastion's own requests to the host.
+    own_seq: std::sync::atomic::AtomicU64,
+    /// Per-process unpredictable part of those ids.
+    own_nonce: u64,
 }
 
 /// A piece of audit work: computes the finished event.
@@ -280,6 +300,7 @@ fn serialize(map: &Map<String, Value>) -> Vec<u8> {
 }
 
 impl Relay {
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         name: String,
         limits: Limits,
@@ -288,7 +309,15 @@ impl Relay {
         to_server: Outbox,
         audit: AuditSink,
         pinning: Option<Arc<crate::pinning::Pinning>>,
+        confirm: Option<crate::confirm::ConfirmSetup>,
     ) -> Self {
+        use std::hash::{BuildHasher, Hasher};
+        // RandomState is seeded from the OS: enough to keep ids unguessable.
+        let own_nonce = {
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_u64(crate::now_ms().unsigned_abs());
+            h.finish()
+        };
         Self {
             name,
             limits,
@@ -305,6 +334,9 @@ impl Relay {
             schemas: bastion_core::schema::OutputSchemaCache::default(),
             pinning,
             audit,
+            confirm,
+            own_seq: std::sync::atomic::AtomicU64::new(0),
+            own_nonce,
         }
     }
 

@@ -371,6 +371,11 @@ impl Relay {
                     .into_iter()
                     .flatten();
                 for (tool, item) in tools.zip(&outcome.items) {
+                    if item.verdict == Verdict::Block {
+                        st.tools.remove(&item.key);
+                    } else {
+                        st.tools.insert(item.key.clone(), tool.clone());
+                    }
                     match tool.get("outputSchema") {
                         Some(schema) if item.verdict != Verdict::Block => {
                             let unchanged = st
@@ -511,7 +516,16 @@ impl Relay {
                 .method(method)
                 .id(&raw_id)
         };
+        let own_prefix = matches!(&id, Id::Str(s) if s.starts_with(super::OWN_ID_PREFIX));
         let problem = match methods::check_request_params(method, map.get("params")) {
+            Ok(()) if own_prefix => Some((
+                codes::INVALID_REQUEST,
+                format!(
+                    "Invalid request: ids starting with {:?} are reserved for mcp-bastion's own requests",
+                    super::OWN_ID_PREFIX
+                ),
+                Code::InvalidEnvelope.as_str(),
+            )),
             Err(e) => Some((
                 codes::INVALID_PARAMS,
                 format!("Invalid params: {e}"),

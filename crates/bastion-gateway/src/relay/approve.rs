@@ -1,0 +1,515 @@
+//! Tool-call confirmation in the relay (issue 5 §1–§5): decide with the core policy,
+//! honour grants, ask through the configured channels (the host's own UI through
+//! `elicitation/create`, then the terminal), verify the digest right before forwarding,
+//! fail closed, and record every decision.
+//!
+//! A call that needs asking is held (not pending at the server) while a task waits for
+//! the answer, so the relay keeps serving other traffic, including the host's answer to
+//! Bastion's own `elicitation/create`. Bastion's requests to the host carry ids
+//! `mcp-bastion-<nonce>-<n>`; server requests using that prefix are refused so a server
+//! cannot collect the user's answer to one of them.
+
+use super::{Ev, Relay, audit_target};
+use crate::confirm::{ConfirmSetup, TtyError, ask_on_tty};
+use bastion_core::confirm::{
+    Action, Answer, Binding, Channel, ConfirmationRequest, Decision, DenyReason, DigestCheck,
+    Fallback, HistoryEntry, Remember, ToolCall, apply_grant, decide, redact_arguments,
+};
+use bastion_core::envelope::{Id, codes};
+use bastion_core::era::Era;
+use bastion_core::finding::Verdict;
+use bastion_core::pins::{ServerIdentity, canonical_json};
+use bastion_core::json;
+use bastion_store::ApprovalDecision;
+use serde_json::{Map, Value, json};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// Prefix of the ids of requests Bastion itself sends to the host.
+pub(crate) const OWN_ID_PREFIX: &str = "mcp-bastion-";
+/// Earlier calls kept for toxic-flow detection, per session.
+const HISTORY: usize = 64;
+
+/// A `tools/call` waiting for a decision.
+pub(super) struct HeldCall {
+    pub(super) frame: Vec<u8>,
+    pub(super) id: Id,
+    pub(super) raw_id: Value,
+    pub(super) params: Value,
+    pub(super) shown: Option<String>,
+}
+
+/// How the answer came about, for the decision record.
+struct Outcome {
+    approved: bool,
+    channel: &'static str,
+    answer: String,
+    remember: Remember,
+}
+
+impl Outcome {
+    fn denied(channel: &'static str, answer: impl Into<String>) -> Self {
+        Self {
+            approved: false,
+            channel,
+            answer: answer.into(),
+            remember: Remember::Once,
+        }
+    }
+}
+
+/// Whether an `initialize` request's capabilities let Bastion ask through form-mode
+/// elicitation (MCP 2025-11-25 "Elicitation §Capabilities": `{}` means form only).
+pub(super) fn host_allows_form_elicitation(params: Option<&Value>) -> bool {
+    match params.and_then(|p| p.pointer("/capabilities/elicitation")) {
+        Some(Value::Object(modes)) => modes.is_empty() || modes.contains_key("form"),
+        _ => false,
+    }
+}
+
+fn identity_of(relay: &Relay) -> ServerIdentity {
+    let launch_hash = relay
+        .pinning
+        .as_ref()
+        .and_then(|p| p.identity().rsplit_once(':').map(|(_, h)| h.to_owned()))
+        .unwrap_or_default();
+    ServerIdentity {
+        name: relay.name.clone(),
+        launch_hash,
+    }
+}
+
+fn identity_text(identity: &ServerIdentity) -> String {
+    format!("{}:{}", identity.name, identity.launch_hash)
+}
+
+impl Relay {
+    /// Decides a held `tools/call` and, when it must ask, asks on a task of its own.
+    pub(super) async fn confirm_call(self: &Arc<Self>, setup: &ConfirmSetup, held: HeldCall) {
+        let call = match ToolCall::from_params(&held.params) {
+            Ok(c) => c,
+            Err(e) => {
+                self.release(&held.id);
+                let message = format!("Invalid params: {e}");
+                self.answer_host(
+                    Some(&held.raw_id),
+                    codes::INVALID_PARAMS,
+                    &message,
+                    "malformed_message",
+                    Value::Null,
+                )
+                .await;
+                return;
+            }
+        };
+        let (tool, history) = {
+            let st = self.state();
+            (
+                st.tools.get(&call.name).cloned(),
+                st.history.iter().cloned().collect::<Vec<_>>(),
+            )
+        };
+        let trusted = setup.policy.trusted(&self.name);
+        let mut decision = decide(
+            &setup.policy,
+            &self.name,
+            trusted,
+            tool.as_ref(),
+            &call,
+            &history,
+        );
+        let identity = identity_of(self);
+        let binding = match Binding::of(identity.clone(), tool.as_ref()) {
+            Ok(b) => b,
+            Err(_) => Binding {
+                server: identity.clone(),
+                tool_pin: None,
+            },
+        };
+        let mut via_grant = false;
+        if decision.action == Action::Ask
+            && let (Some(store), Some(pin)) = (&setup.store, &binding.tool_pin)
+            && let Ok(Some(g)) = store
+                .grant_for(&identity_text(&identity), &call.name, pin)
+                .await
+        {
+            let grant = bastion_core::confirm::Grant {
+                server: identity.clone(),
+                tool: g.tool,
+                tool_pin: g.pin_hash,
+            };
+            decision = apply_grant(decision, Some(&grant), &binding, &call.name);
+            via_grant = decision.action == Action::Allow;
+        }
+        let request = match ConfirmationRequest::new(
+            &binding,
+            trusted,
+            tool.as_ref(),
+            &held.params,
+            &decision,
+        ) {
+            Ok(r) => r,
+            Err(e) => {
+                self.release(&held.id);
+                let message = format!("mcp-bastion cannot show this call for confirmation: {e}");
+                self.refuse_held(&held, &message, "approval_denied").await;
+                return;
+            }
+        };
+        match decision.action {
+            Action::Allow => {
+                let (channel, answer) = if via_grant {
+                    ("grant", "granted")
+                } else {
+                    ("policy", "policy")
+                };
+                let outcome = Outcome {
+                    approved: true,
+                    channel,
+                    answer: answer.into(),
+                    remember: Remember::Once,
+                };
+                self.finish(setup, held, &call, &decision, &request, outcome, 0)
+                    .await;
+            }
+            Action::Deny => {
+                let outcome = Outcome::denied("policy", "policy");
+                self.finish(setup, held, &call, &decision, &request, outcome, 0)
+                    .await;
+            }
+            Action::Ask => {
+                let relay = self.clone();
+                let setup = setup.clone();
+                tokio::spawn(async move {
+                    let started = Instant::now();
+                    let outcome = relay.ask(&setup, &request).await;
+                    let latency = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);
+                    relay
+                        .finish(&setup, held, &call, &decision, &request, outcome, latency)
+                        .await;
+                });
+            }
+        }
+    }
+
+    /// Tries the configured channels in order; the first that can ask answers.
+    async fn ask(&self, setup: &ConfirmSetup, request: &ConfirmationRequest) -> Outcome {
+        let cfg = setup.policy.confirmation();
+        let timeout = Duration::from_millis(cfg.timeout_ms);
+        for channel in &cfg.channels {
+            match channel {
+                Channel::Elicitation => {
+                    let usable = {
+                        let st = self.state();
+                        st.host_elicitation && st.era != Some(Era::Stateless)
+                    };
+                    if !usable {
+                        continue;
+                    }
+                    return match self
+                        .ask_host("elicitation/create", request.elicitation_params(), timeout)
+                        .await
+                    {
+                        Some(response) => match response.get("result") {
+                            Some(result) => outcome_of(
+                                "elicitation",
+                                bastion_core::confirm::parse_answer(result),
+                            ),
+                            None => Outcome::denied("elicitation", "error"),
+                        },
+                        None => Outcome::denied("elicitation", "timeout"),
+                    };
+                }
+                Channel::Tty => {
+                    let Some(path) = &setup.tty_path else {
+                        continue;
+                    };
+                    let offer = request.binding.tool_pin.is_some() && setup.store.is_some();
+                    match ask_on_tty(path, &request.message(), offer, timeout).await {
+                        Ok(answer) => return outcome_of("tty", answer),
+                        Err(TtyError::Timeout(_)) => return Outcome::denied("tty", "timeout"),
+                        Err(TtyError::Unavailable(_)) => {}
+                    }
+                }
+            }
+        }
+        match cfg.fallback {
+            Fallback::Deny => Outcome::denied("fallback", "unavailable"),
+            Fallback::Allow => Outcome {
+                approved: true,
+                channel: "fallback",
+                answer: "unavailable".into(),
+                remember: Remember::Once,
+            },
+        }
+    }
+
+    /// Sends a request of Bastion's own to the host and waits for its answer (the whole
+    /// response object) at most `timeout`; on timeout the host is told to cancel it.
+    async fn ask_host(&self, method: &str, params: Value, timeout: Duration) -> Option<Value> {
+        let n = self.own_seq.fetch_add(1, Ordering::Relaxed);
+        let id = format!("{OWN_ID_PREFIX}{:x}-{n}", self.own_nonce);
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        self.state().own_requests.insert(id.clone(), tx);
+        let frame = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        self.to_host
+            .send(serde_json::to_vec(&frame).unwrap_or_default())
+            .await;
+        if let Ok(Ok(answer)) = tokio::time::timeout(timeout, rx).await {
+            return Some(answer);
+        }
+        self.state().own_requests.remove(&id);
+        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": id, "reason": "mcp-bastion stopped waiting for an answer"}});
+        self.to_host.try_send(serde_json::to_vec(&cancel).unwrap_or_default());
+        None
+    }
+
+    /// Routes the host's answer to one of Bastion's own requests; `false` when `id` is
+    /// not one of them.
+    pub(super) fn take_own_answer(&self, id: &Id, response: &Map<String, Value>) -> bool {
+        let Id::Str(text) = id else { return false };
+        let Some(tx) = self.state().own_requests.remove(text.as_str()) else {
+            return false;
+        };
+        let _ = tx.send(Value::Object(response.clone()));
+        true
+    }
+
+    /// Forwards an approved call (after verifying its digest) or refuses it; records
+    /// the decision.
+    #[allow(clippy::too_many_arguments)]
+    async fn finish(
+        &self,
+        setup: &ConfirmSetup,
+        held: HeldCall,
+        call: &ToolCall,
+        decision: &Decision,
+        request: &ConfirmationRequest,
+        mut outcome: Outcome,
+        latency_ms: i64,
+    ) {
+        // Right before forwarding: the params of the frame that will be sent must be
+        // exactly the ones shown (issue 5 §2).
+        if outcome.approved {
+            let outgoing = json::parse_frame(&held.frame, self.limits.max_depth)
+                .ok()
+                .and_then(|m| m.get("params").cloned());
+            let same = outgoing
+                .as_ref()
+                .and_then(|p| request.verify(p).ok())
+                .is_some_and(|c| c == DigestCheck::Match);
+            if !same {
+                outcome = Outcome::denied(outcome.channel, "digest_mismatch");
+            }
+        }
+        if outcome.approved && outcome.remember == Remember::AlwaysForThisTool {
+            self.store_grant(setup, request, &call.name, outcome.channel)
+                .await;
+        }
+        self.record_decision(setup, &held, call, decision, request, &outcome, latency_ms)
+            .await;
+        if outcome.approved {
+            {
+                let mut st = self.state();
+                st.history.push_back(HistoryEntry {
+                    tool: call.name.clone(),
+                    server: Some(self.name.clone()),
+                    arguments: call.arguments.clone().unwrap_or_default(),
+                });
+                while st.history.len() > HISTORY {
+                    st.history.pop_front();
+                }
+            }
+            self.release(&held.id);
+            self.forward_request(
+                held.frame,
+                held.id,
+                held.raw_id,
+                "tools/call".into(),
+                held.shown,
+                false,
+            )
+            .await;
+            return;
+        }
+        self.release(&held.id);
+        let tool = request.tool.as_str();
+        let (reason, message) = match (outcome.channel, outcome.answer.as_str()) {
+            ("policy", _) => (
+                "policy_denied",
+                format!(
+                    "mcp-bastion refused tool {tool:?} of server {:?}: {}",
+                    self.name,
+                    decision
+                        .reasons
+                        .first()
+                        .map_or("the policy denies it", |f| f.message.as_str())
+                ),
+            ),
+            ("fallback", _) => (
+                "approval_unavailable",
+                format!(
+                    "mcp-bastion could not ask you to confirm tool {tool:?} of server {:?} (the client offers no elicitation and no terminal is available), so the call was refused; allow it with `mcp-bastion approvals grant --server {} {}` or a [servers.{}] rule",
+                    self.name, self.name, call.name, self.name
+                ),
+            ),
+            (_, "digest_mismatch") => (
+                "approval_denied",
+                format!(
+                    "mcp-bastion refused tool {tool:?}: the call to send differs from the one approved"
+                ),
+            ),
+            (channel, answer) => (
+                "approval_denied",
+                format!(
+                    "The call of tool {tool:?} of server {:?} was not approved ({answer} via {channel}); it was not sent to the server",
+                    self.name
+                ),
+            ),
+        };
+        let extra = json!({"tool": call.name, "digest": request.digest, "answer": outcome.answer});
+        self.answer_host(
+            Some(&held.raw_id),
+            codes::POLICY_REFUSED,
+            &message,
+            reason,
+            extra,
+        )
+        .await;
+    }
+
+    async fn refuse_held(&self, held: &HeldCall, message: &str, reason: &str) {
+        self.answer_host(
+            Some(&held.raw_id),
+            codes::POLICY_REFUSED,
+            message,
+            reason,
+            Value::Null,
+        )
+        .await;
+    }
+
+    fn release(&self, id: &Id) {
+        self.state().held.remove(id);
+    }
+
+    async fn store_grant(
+        &self,
+        setup: &ConfirmSetup,
+        request: &ConfirmationRequest,
+        tool: &str,
+        channel: &str,
+    ) {
+        let (Some(store), Some(pin)) = (&setup.store, &request.binding.tool_pin) else {
+            return;
+        };
+        let grant = bastion_store::Grant {
+            id: 0,
+            server_identity: identity_text(&request.binding.server),
+            server_name: self.name.clone(),
+            tool: tool.to_owned(),
+            pin_hash: pin.clone(),
+            source: channel.to_owned(),
+            created_ms: crate::now_ms(),
+            revoked_ms: None,
+        };
+        if let Err(e) = store.put_grant(&grant).await {
+            eprintln!(
+                "mcp-bastion[{}]: cannot store the grant for tool {tool:?} ({e}); it applies to this call only",
+                self.name
+            );
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn record_decision(
+        &self,
+        setup: &ConfirmSetup,
+        held: &HeldCall,
+        call: &ToolCall,
+        decision: &Decision,
+        request: &ConfirmationRequest,
+        outcome: &Outcome,
+        latency_ms: i64,
+    ) {
+        let reasons: Vec<String> = decision
+            .reasons
+            .iter()
+            .map(|f| f.code.as_str().to_owned())
+            .collect();
+        let verdict = if outcome.approved {
+            Verdict::Allow
+        } else {
+            Verdict::Block
+        };
+        let mut ev = Ev::new("gateway", "request", verdict, held.frame.len())
+            .method("tools/call")
+            .target(audit_target("tools/call", held.shown.as_deref()).as_deref())
+            .id(&held.raw_id)
+            .reason(&format!("confirmation_{}", outcome.answer));
+        for f in &decision.reasons {
+            ev = ev.code(f.code);
+        }
+        let mut event = ev.0;
+        event.digest = Some(request.digest.clone());
+        self.audit.record(event).await;
+        let Some(store) = &setup.store else { return };
+        let arguments = if setup.log_arguments {
+            call.arguments
+                .as_ref()
+                .and_then(|a| canonical_json(&redact_arguments(&Value::Object(a.clone()))).ok())
+        } else {
+            None
+        };
+        let record = ApprovalDecision {
+            time_ms: crate::now_ms(),
+            server_name: self.name.clone(),
+            server_identity: Some(identity_text(&request.binding.server)),
+            tool: call.name.clone(),
+            request_id: Some(held.raw_id.to_string()),
+            digest: request.digest.clone(),
+            action: decision.action.as_str().into(),
+            tier: Some(decision.tier.as_str().into()),
+            reasons,
+            channel: Some(outcome.channel.into()),
+            outcome: if outcome.approved {
+                "approved"
+            } else {
+                "denied"
+            }
+            .into(),
+            answer: Some(outcome.answer.clone()),
+            latency_ms,
+            arguments,
+            ..ApprovalDecision::default()
+        };
+        if let Err(e) = store.record_decision(&record).await {
+            eprintln!(
+                "mcp-bastion[{}]: cannot record the confirmation decision ({e})",
+                self.name
+            );
+        }
+    }
+}
+
+fn outcome_of(channel: &'static str, answer: Answer) -> Outcome {
+    match answer {
+        Answer::Approve { remember } => Outcome {
+            approved: true,
+            channel,
+            answer: "accept".into(),
+            remember,
+        },
+        Answer::Deny { why } => Outcome::denied(
+            channel,
+            match why {
+                DenyReason::Declined => "decline",
+                DenyReason::Cancelled => "cancel",
+                DenyReason::NotApproved => "not_approved",
+                _ => "invalid",
+            },
+        ),
+    }
+}

@@ -1,0 +1,375 @@
+//! Tool-call confirmation through `wrap` (issue 5): a test host that answers Bastion's
+//! `elicitation/create` (accept / decline / cancel / nothing / nonsense), a host
+//! without elicitation, grants across restarts and their voiding by a descriptor
+//! change. The server (`tests/servers/confirm_server.py`) reports every call it got.
+
+use bastion_core::confirm::{Policy, PolicyConfig};
+use bastion_gateway::confirm::ConfirmSetup;
+use bastion_gateway::{AuditSink, PinMode, PinningSetup, WrapConfig, wrap};
+use bastion_store::{PinFilter, PinState, Store};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines};
+use tokio::task::JoinHandle;
+
+fn confirm_server(variant_file: &Path) -> Vec<String> {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/servers/confirm_server.py");
+    vec![
+        "python3".into(),
+        script.display().to_string(),
+        variant_file.display().to_string(),
+    ]
+}
+
+/// The policy of these tests: the `calls` probe always runs; the rest is `policy`.
+fn policy(extra: &Value) -> Policy {
+    let mut base = json!({
+        "confirmation": {"timeout_ms": 600, "channels": ["elicitation", "tty"]},
+        "servers": {"c": {"tools": {"calls": {"action": "allow"}}}}
+    });
+    if let (Some(b), Some(e)) = (base.as_object_mut(), extra.as_object()) {
+        for (k, v) in e {
+            b.insert(k.clone(), v.clone());
+        }
+    }
+    Policy::new(serde_json::from_value::<PolicyConfig>(base).unwrap()).unwrap()
+}
+
+/// How the test host answers Bastion's approval form.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Answer {
+    Accept,
+    AcceptAlways,
+    Decline,
+    Cancel,
+    Nothing,
+    Nonsense,
+}
+
+struct TestHost {
+    tx: DuplexStream,
+    rx: Lines<BufReader<DuplexStream>>,
+    gateway: JoinHandle<Result<i32, bastion_gateway::GatewayError>>,
+    writer: JoinHandle<()>,
+    next_id: i64,
+    /// Approval forms seen (their params).
+    asked: Vec<Value>,
+    /// Notifications seen.
+    notes: Vec<Value>,
+}
+
+impl TestHost {
+    async fn start(store: &Store, policy: Policy, server: Vec<String>, elicitation: bool) -> Self {
+        let (sink, writer) = AuditSink::start(store.clone(), "c");
+        let (host_w, gw_r) = tokio::io::duplex(1 << 16);
+        let (gw_w, host_r) = tokio::io::duplex(1 << 16);
+        let mut cfg = WrapConfig::new("c", server);
+        cfg.grace_ms = 500;
+        cfg.pinning = Some(PinningSetup {
+            store: store.clone(),
+            mode: PinMode::Tofu,
+        });
+        cfg.confirmation = Some(ConfirmSetup {
+            store: Some(store.clone()),
+            // No terminal in tests: the tty channel is skipped.
+            tty_path: None,
+            ..ConfirmSetup::new(policy)
+        });
+        let gateway = tokio::spawn(wrap(cfg, gw_r, gw_w, sink));
+        let mut host = Self {
+            tx: host_w,
+            rx: BufReader::new(host_r).lines(),
+            gateway,
+            writer,
+            next_id: 0,
+            asked: Vec::new(),
+            notes: Vec::new(),
+        };
+        let caps = if elicitation {
+            json!({"elicitation": {}})
+        } else {
+            json!({})
+        };
+        let init = host
+            .request(
+                "initialize",
+                json!({"protocolVersion": "2025-11-25", "capabilities": caps, "clientInfo": {"name": "t", "version": "1"}}),
+                Answer::Nothing,
+            )
+            .await;
+        assert!(init.get("result").is_some(), "{init}");
+        host.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        host
+    }
+
+    async fn send(&mut self, v: &Value) {
+        let mut line = serde_json::to_vec(v).unwrap();
+        line.push(b'\n');
+        self.tx.write_all(&line).await.unwrap();
+    }
+
+    async fn recv(&mut self) -> Value {
+        let line = tokio::time::timeout(Duration::from_secs(20), self.rx.next_line())
+            .await
+            .expect("no message from the gateway within 20 s")
+            .unwrap()
+            .expect("gateway closed its output");
+        serde_json::from_str(&line).unwrap()
+    }
+
+    /// Sends a request, answering approval forms with `answer` meanwhile.
+    #[allow(clippy::needless_pass_by_value)]
+    async fn request(&mut self, method: &str, params: Value, answer: Answer) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+            .await;
+        loop {
+            let m = self.recv().await;
+            if m["id"] == id && m.get("method").is_none() {
+                return m;
+            }
+            if m["method"] == "elicitation/create" {
+                self.asked.push(m["params"].clone());
+                let result = match answer {
+                    Answer::Accept => json!({"action": "accept", "content": {"approve": true}}),
+                    Answer::AcceptAlways => json!({"action": "accept", "content": {"approve": true, "remember": "always_for_this_tool"}}),
+                    Answer::Decline => json!({"action": "decline"}),
+                    Answer::Cancel => json!({"action": "cancel"}),
+                    Answer::Nonsense => json!({"action": "accept", "content": {"approve": "yes"}}),
+                    Answer::Nothing => continue,
+                };
+                self.send(&json!({"jsonrpc": "2.0", "id": m["id"], "result": result}))
+                    .await;
+            } else if m.get("id").is_none() {
+                self.notes.push(m);
+            }
+        }
+    }
+
+    async fn call(&mut self, tool: &str, arguments: Value, answer: Answer) -> Value {
+        self.request(
+            "tools/call",
+            json!({"name": tool, "arguments": arguments}),
+            answer,
+        )
+        .await
+    }
+
+    /// What the server received so far.
+    async fn received(&mut self) -> Vec<Value> {
+        let r = self.call("calls", json!({}), Answer::Nothing).await;
+        let text = r["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("calls probe failed: {r}"));
+        serde_json::from_str(text).unwrap()
+    }
+
+    async fn finish(self) {
+        drop(self.tx);
+        tokio::time::timeout(Duration::from_secs(20), self.gateway)
+            .await
+            .expect("gateway did not exit")
+            .unwrap()
+            .unwrap();
+        tokio::time::timeout(Duration::from_secs(10), self.writer)
+            .await
+            .expect("audit writer did not finish")
+            .unwrap();
+    }
+}
+
+fn reason(r: &Value) -> &str {
+    r["error"]["data"]["reason"]
+        .as_str()
+        .unwrap_or_else(|| panic!("not a Bastion refusal: {r}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_an_accepted_form_lets_the_call_reach_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let variant = dir.path().join("variant");
+    let args = json!({"path": "/tmp/report.txt", "content": "quarterly numbers"});
+    for answer in [
+        Answer::Accept,
+        Answer::Decline,
+        Answer::Cancel,
+        Answer::Nothing,
+        Answer::Nonsense,
+    ] {
+        let store = Store::open("sqlite::memory:").await.unwrap();
+        let mut host =
+            TestHost::start(&store, policy(&json!({})), confirm_server(&variant), true).await;
+        let list = host.request("tools/list", json!({}), Answer::Nothing).await;
+        assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 3);
+        let r = host.call("write_file", args.clone(), answer).await;
+        assert_eq!(host.asked.len(), 1, "{answer:?}: asked once");
+        let message = host.asked[0]["message"].as_str().unwrap();
+        for shown in ["server \"c\"", "write_file", "/tmp/report.txt", "quarterly numbers"] {
+            assert!(message.contains(shown), "{answer:?}: {shown} not in {message}");
+        }
+        assert!(host.asked[0]["requestedSchema"]["properties"]["approve"].is_object());
+        let received = host.received().await;
+        if answer == Answer::Accept {
+            assert_eq!(r["result"]["content"][0]["text"], "wrote /tmp/report.txt", "{r}");
+            assert_eq!(
+                received,
+                vec![json!({"name": "write_file", "arguments": args})],
+                "exactly the approved arguments reach the server"
+            );
+        } else {
+            assert_eq!(reason(&r), "approval_denied", "{answer:?}: {r}");
+            assert!(r.get("result").is_none(), "a denial is never a result: {r}");
+            assert!(received.is_empty(), "{answer:?}: the server got {received:?}");
+        }
+        if answer == Answer::Nothing {
+            assert_eq!(r["error"]["data"]["answer"], "timeout", "{r}");
+            assert!(
+                host.notes
+                    .iter()
+                    .any(|n| n["method"] == "notifications/cancelled"),
+                "the host is told to drop the unanswered form: {:?}",
+                host.notes
+            );
+        }
+        let decisions = store.decisions(Some("c"), 10).await.unwrap();
+        let d = decisions
+            .iter()
+            .find(|d| d.tool == "write_file")
+            .expect("decision recorded");
+        assert_eq!(d.action, "ask");
+        assert_eq!(d.channel.as_deref(), Some("elicitation"));
+        assert_eq!(d.outcome, if answer == Answer::Accept { "approved" } else { "denied" });
+        assert_eq!(d.digest.len(), 64);
+        assert!(d.arguments.is_none(), "argument values are not logged by default");
+        host.finish().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_elicitation_or_terminal_calls_are_unavailable_not_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open("sqlite::memory:").await.unwrap();
+    let mut host = TestHost::start(
+        &store,
+        policy(&json!({})),
+        confirm_server(&dir.path().join("variant")),
+        false,
+    )
+    .await;
+    host.request("tools/list", json!({}), Answer::Nothing).await;
+    let r = host
+        .call("write_file", json!({"path": "/etc/passwd", "content": "x"}), Answer::Accept)
+        .await;
+    assert_eq!(reason(&r), "approval_unavailable", "{r}");
+    assert!(host.asked.is_empty(), "no form for a host without elicitation");
+    // The server's readOnlyHint does not help an untrusted server either.
+    let r = host.call("read_file", json!({"path": "/etc/hosts"}), Answer::Accept).await;
+    assert_eq!(reason(&r), "approval_unavailable", "{r}");
+    assert!(host.received().await.is_empty());
+    host.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn policy_rules_deny_and_trusted_read_only_tools_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open("sqlite::memory:").await.unwrap();
+    let rules = json!({"servers": {"c": {"trusted": true, "tools": {
+        "calls": {"action": "allow"},
+        "write_*": {"action": "deny"}
+    }}}});
+    let mut host = TestHost::start(
+        &store,
+        policy(&rules),
+        confirm_server(&dir.path().join("variant")),
+        true,
+    )
+    .await;
+    host.request("tools/list", json!({}), Answer::Nothing).await;
+    let r = host
+        .call("write_file", json!({"path": "/tmp/a", "content": "x"}), Answer::Accept)
+        .await;
+    assert_eq!(reason(&r), "policy_denied", "{r}");
+    let r = host.call("read_file", json!({"path": "/tmp/a"}), Answer::Decline).await;
+    assert_eq!(r["result"]["content"][0]["text"], "read /tmp/a", "{r}");
+    assert!(host.asked.is_empty(), "nothing needed asking: {:?}", host.asked);
+    // A hidden bidi override in an argument asks even here.
+    let r = host
+        .call("read_file", json!({"path": "/tmp/invoice_\u{202e}gpj.exe"}), Answer::Decline)
+        .await;
+    assert_eq!(reason(&r), "approval_denied", "{r}");
+    assert_eq!(host.asked.len(), 1);
+    assert!(
+        host.asked[0]["message"].as_str().unwrap().contains("\\u{202E}")
+            || host.asked[0]["message"].as_str().unwrap().contains("U+202E"),
+        "the hidden character is shown escaped: {}",
+        host.asked[0]["message"]
+    );
+    assert_eq!(
+        host.received().await,
+        vec![json!({"name": "read_file", "arguments": {"path": "/tmp/a"}})]
+    );
+    host.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_grant_survives_a_restart_and_a_descriptor_change_voids_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let variant = dir.path().join("variant");
+    let db = dir.path().join("grants.db");
+    let store = Store::open(db.to_str().unwrap()).await.unwrap();
+    let args = json!({"path": "/tmp/g", "content": "1"});
+
+    // 1. The user approves "always for this tool".
+    let mut host = TestHost::start(&store, policy(&json!({})), confirm_server(&variant), true).await;
+    host.request("tools/list", json!({}), Answer::Nothing).await;
+    let r = host.call("write_file", args.clone(), Answer::AcceptAlways).await;
+    assert_eq!(r["result"]["content"][0]["text"], "wrote /tmp/g", "{r}");
+    host.finish().await;
+    let grants = store.grants(&bastion_store::GrantFilter::default()).await.unwrap();
+    assert_eq!(grants.len(), 1, "{grants:?}");
+    assert_eq!(grants[0].tool, "write_file");
+    assert_eq!(grants[0].source, "elicitation");
+
+    // 2. After a restart, with a host that cannot even ask, the grant runs the call.
+    let mut host =
+        TestHost::start(&store, policy(&json!({})), confirm_server(&variant), false).await;
+    host.request("tools/list", json!({}), Answer::Nothing).await;
+    let r = host.call("write_file", args.clone(), Answer::Nothing).await;
+    assert_eq!(r["result"]["content"][0]["text"], "wrote /tmp/g", "{r}");
+    host.finish().await;
+
+    // 3. The server changes the tool's description: withheld until reviewed.
+    std::fs::write(&variant, "2").unwrap();
+    let mut host =
+        TestHost::start(&store, policy(&json!({})), confirm_server(&variant), false).await;
+    let list = host.request("tools/list", json!({}), Answer::Nothing).await;
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(!names.contains(&"write_file"), "{names:?}");
+    host.finish().await;
+    let pending = store
+        .pins(&PinFilter {
+            state: Some(PinState::Pending),
+            ..PinFilter::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(pending.len(), 1, "{pending:?}");
+    store.approve_pin(pending[0].id, 1).await.unwrap().unwrap();
+
+    // 4. The new description is approved, but the grant was for the old one: ask again.
+    let mut host =
+        TestHost::start(&store, policy(&json!({})), confirm_server(&variant), false).await;
+    host.request("tools/list", json!({}), Answer::Nothing).await;
+    let r = host.call("write_file", args.clone(), Answer::Nothing).await;
+    assert_eq!(reason(&r), "approval_unavailable", "{r}");
+    host.finish().await;
+    store.close().await;
+}

@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""A small MCP stdio server (legacy era) for the tool-call confirmation tests.
+
+Python 3 standard library only. It records every tools/call it receives, so a test can
+assert which calls reached the server and with exactly which arguments.
+
+tools/call name   what the server does
+---------------   ------------------------------------------------------------------
+write_file        destructive; answers "wrote <path>"
+read_file         readOnlyHint: true; answers "read <path>"
+calls             answers with the JSON list of every tools/call params received so
+                  far (its own calls excluded)
+
+An optional argument names a variant file: when it holds "2", write_file's description
+changes (a descriptor change that must void grants made for the first version) while the
+launch config (the argv) stays the same.
+"""
+import json
+import sys
+
+
+def variant():
+    if len(sys.argv) > 1:
+        try:
+            with open(sys.argv[1]) as f:
+                return f.read().strip()
+        except OSError:
+            pass
+    return "1"
+
+
+WRITE_DESC = "Writes a file." if variant() != "2" else "Writes a file, now with backups."
+
+TOOLS = [
+    {"name": "write_file", "description": WRITE_DESC,
+     "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}, "content": {"type": "string"}}},
+     "annotations": {"destructiveHint": True}},
+    {"name": "read_file", "description": "Reads a file.",
+     "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}},
+     "annotations": {"readOnlyHint": True, "openWorldHint": False}},
+    {"name": "calls", "description": "Lists the calls received.", "inputSchema": {"type": "object"},
+     "annotations": {"readOnlyHint": True, "openWorldHint": False}},
+]
+
+
+def send(obj):
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def text(mid, t):
+    send({"jsonrpc": "2.0", "id": mid, "result": {"content": [{"type": "text", "text": t}]}})
+
+
+def main():
+    received = []
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        msg = json.loads(line)
+        method = msg.get("method")
+        mid = msg.get("id")
+        params = msg.get("params") or {}
+        if method == "initialize":
+            send({"jsonrpc": "2.0", "id": mid, "result": {
+                "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                "serverInfo": {"name": "confirm", "version": "1.0"}}})
+        elif method == "tools/list":
+            send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS}})
+        elif method == "tools/call" and mid is not None:
+            name = params.get("name")
+            args = params.get("arguments") or {}
+            if name == "calls":
+                text(mid, json.dumps(received))
+                continue
+            received.append(params)
+            if name == "write_file":
+                text(mid, "wrote " + str(args.get("path")))
+            elif name == "read_file":
+                text(mid, "read " + str(args.get("path")))
+            else:
+                send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32602, "message": "unknown tool"}})
+        elif mid is not None and method is not None:
+            send({"jsonrpc": "2.0", "id": mid, "result": {}})
+
+
+if __name__ == "__main__":
+    main()
