@@ -264,6 +264,52 @@ mod tests {
         );
     }
 
+    fn arb_answer() -> impl proptest::strategy::Strategy<Value = Value> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i8>().prop_map(|n| json!(n)),
+            prop_oneof![
+                Just("accept"),
+                Just("decline"),
+                Just("cancel"),
+                Just("once"),
+                Just("always_for_this_tool"),
+                Just("true"),
+                Just("")
+            ]
+            .prop_map(|s| json!(s)),
+        ];
+        leaf.prop_recursive(3, 16, 4, |inner| {
+            prop::collection::btree_map(
+                prop_oneof![
+                    Just("action".to_owned()),
+                    Just("content".to_owned()),
+                    Just("approve".to_owned()),
+                    Just("remember".to_owned()),
+                    "[a-z]{1,3}"
+                ],
+                inner,
+                0..4,
+            )
+            .prop_map(|m| Value::Object(m.into_iter().collect()))
+        })
+    }
+
+    proptest::proptest! {
+        /// Only an `accept` whose content says exactly `approve: true` ever approves.
+        #[test]
+        fn approval_needs_an_explicit_yes(v in arb_answer()) {
+            if let Answer::Approve { .. } = parse_answer(&v) {
+                proptest::prop_assert_eq!(v["action"].as_str(), Some("accept"));
+                proptest::prop_assert_eq!(&v["content"]["approve"], &json!(true));
+                let keys = v["content"].as_object().unwrap().keys().filter(|k| *k != "approve" && *k != "remember").count();
+                proptest::prop_assert_eq!(keys, 0);
+            }
+        }
+    }
+
     #[test]
     fn tty() {
         assert_eq!(

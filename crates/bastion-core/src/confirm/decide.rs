@@ -160,19 +160,15 @@ impl Hints {
 
     /// Why these annotations make a call ask (tightening only; `readOnlyHint` is not
     /// consulted for loosening here).
-    fn tightening(self) -> Option<(&'static str, &'static str)> {
+    fn tightening(self) -> Option<&'static str> {
         if self.destructive == Some(true) {
-            Some(("destructiveHint", "the tool declares destructiveHint: true"))
+            Some("the tool declares destructiveHint: true")
         } else if self.open_world == Some(true) {
-            Some((
-                "openWorldHint",
-                "the tool declares openWorldHint: true (it reaches external systems)",
-            ))
+            Some("the tool declares openWorldHint: true (it reaches external systems)")
         } else if self.read_only != Some(true) && self.destructive.is_none() {
-            Some((
-                "",
+            Some(
                 "the tool is not declared read-only and destructiveHint defaults to true (MCP ToolAnnotations)",
-            ))
+            )
         } else {
             None
         }
@@ -199,6 +195,7 @@ pub fn decide(
     let arguments = call.arguments.as_ref().unwrap_or(&empty);
     let rule = policy.rule_for(server, &call.name);
     let tool_name = crate::unicode::escape_non_ascii(&call.name, crate::unicode::MAX_NAME_SHOWN);
+    let server = &crate::unicode::escape_non_ascii(server, crate::unicode::MAX_NAME_SHOWN);
     let deny = |reasons| Decision {
         action: Action::Deny,
         tier: RiskTier::Critical,
@@ -254,7 +251,7 @@ pub fn decide(
                 d.as_str()
             );
             if d == Action::Allow
-                && let Some((_, tightened)) = hints.tightening()
+                && let Some(tightened) = hints.tightening()
             {
                 (Action::Ask, format!("{why}, but {tightened}"))
             } else {
@@ -274,11 +271,11 @@ pub fn decide(
                     "server \"{server}\" is trusted but {}",
                     hints
                         .tightening()
-                        .map_or("the tool is not declared read-only", |t| t.1)
+                        .unwrap_or("the tool is not declared read-only")
                 ),
             ),
             Some(_) => match hints.tightening() {
-                Some((_, t)) => (
+                Some(t) => (
                     Action::Ask,
                     format!("server \"{server}\" is trusted and the tool is read-only, but {t}"),
                 ),

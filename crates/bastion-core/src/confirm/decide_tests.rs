@@ -289,3 +289,29 @@ fn call_params_errors() {
     );
     assert!(Code::from_name("auto_approved").is_some());
 }
+
+#[test]
+fn error_messages_say_what_to_do() {
+    use super::{ArgRuleError, CallError, DigestError, HistoryError, PolicyError};
+    let table: Vec<(String, &str)> = vec![
+        (CallError::NoName.to_string(), "string `name`"),
+        (
+            CallError::ArgumentsNotObject.to_string(),
+            "must be an object",
+        ),
+        (HistoryError::Shape.to_string(), "string `tool`"),
+        (DigestError::NotAnObject.to_string(), "JSON object"),
+        (PolicyError::ZeroTimeout.to_string(), "greater than zero"),
+        (
+            PolicyError::DuplicateChannel("tty".into()).to_string(),
+            "list each channel once",
+        ),
+        (
+            ArgRuleError::NoConstraint("p".into()).to_string(),
+            "give `under` and/or `host_in`",
+        ),
+    ];
+    for (message, says) in table {
+        assert!(message.contains(says), "{message}");
+    }
+}

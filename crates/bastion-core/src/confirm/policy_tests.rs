@@ -106,3 +106,31 @@ fn config_errors() {
         );
     }
 }
+
+#[test]
+fn json_round_trip_keeps_the_rules() {
+    let config: PolicyConfig = toml::from_str(
+        r#"
+        [confirmation]
+        channels = ["tty"]
+        [servers.fs.tools."write_*"]
+        action = "allow"
+        [[servers.fs.tools."write_*".args]]
+        name = "path"
+        under = ["/srv"]
+        "#,
+    )
+    .unwrap();
+    let json = serde_json::to_value(&config).unwrap();
+    assert_eq!(
+        json["servers"]["fs"]["tools"]["write_*"]["args"][0]["under"][0],
+        "/srv"
+    );
+    let back: PolicyConfig = serde_json::from_value(json).unwrap();
+    assert_eq!(back.confirmation.channels, vec![Channel::Tty]);
+    let p = Policy::new(back).unwrap();
+    let m = p.rule_for("fs", "write_file");
+    assert_eq!(m.action, Some((Action::Allow, "write_*")));
+    let args = serde_json::json!({"path": "/etc/x"});
+    assert_eq!(m.args[0].0.violations(args.as_object().unwrap()).len(), 1);
+}

@@ -249,6 +249,13 @@ mod tests {
         ));
     }
 
+    proptest::proptest! {
+        #[test]
+        fn random_tokens_never_open(t in "v1\\.[A-Za-z0-9_-]{0,80}\\.[A-Za-z0-9_-]{0,60}|.{0,100}") {
+            proptest::prop_assert!(open(&key(1), &t, 0, "x").is_err());
+        }
+    }
+
     #[test]
     fn keys() {
         assert_eq!(StateKey::new(&[0; 31]).unwrap_err(), KeyError::TooShort(31));
