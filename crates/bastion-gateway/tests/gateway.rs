@@ -823,3 +823,6 @@ async fn binary_content_is_checked_and_policy_can_block_injection() {
     drop(host_w);
     let _ = tokio::time::timeout(Duration::from_secs(20), gateway).await;
 }
+
+#[path = "gateway/confirm.rs"]
+mod confirm;

@@ -18,8 +18,8 @@ use bastion_core::confirm::{
 use bastion_core::envelope::{Id, codes};
 use bastion_core::era::Era;
 use bastion_core::finding::Verdict;
-use bastion_core::pins::{ServerIdentity, canonical_json};
 use bastion_core::json;
+use bastion_core::pins::{ServerIdentity, canonical_json};
 use bastion_store::ApprovalDecision;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
@@ -262,7 +262,8 @@ impl Relay {
         self.state().own_requests.remove(&id);
         let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
             "params": {"requestId": id, "reason": "mcp-bastion stopped waiting for an answer"}});
-        self.to_host.try_send(serde_json::to_vec(&cancel).unwrap_or_default());
+        self.to_host
+            .try_send(serde_json::to_vec(&cancel).unwrap_or_default());
         None
     }
 
@@ -508,7 +509,7 @@ fn outcome_of(channel: &'static str, answer: Answer) -> Outcome {
                 DenyReason::Declined => "decline",
                 DenyReason::Cancelled => "cancel",
                 DenyReason::NotApproved => "not_approved",
-                _ => "invalid",
+                DenyReason::Invalid(_) => "invalid",
             },
         ),
     }

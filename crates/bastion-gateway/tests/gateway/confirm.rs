@@ -135,7 +135,9 @@ impl TestHost {
                 self.asked.push(m["params"].clone());
                 let result = match answer {
                     Answer::Accept => json!({"action": "accept", "content": {"approve": true}}),
-                    Answer::AcceptAlways => json!({"action": "accept", "content": {"approve": true, "remember": "always_for_this_tool"}}),
+                    Answer::AcceptAlways => {
+                        json!({"action": "accept", "content": {"approve": true, "remember": "always_for_this_tool"}})
+                    }
                     Answer::Decline => json!({"action": "decline"}),
                     Answer::Cancel => json!({"action": "cancel"}),
                     Answer::Nonsense => json!({"action": "accept", "content": {"approve": "yes"}}),
@@ -207,13 +209,24 @@ async fn only_an_accepted_form_lets_the_call_reach_the_server() {
         let r = host.call("write_file", args.clone(), answer).await;
         assert_eq!(host.asked.len(), 1, "{answer:?}: asked once");
         let message = host.asked[0]["message"].as_str().unwrap();
-        for shown in ["server \"c\"", "write_file", "/tmp/report.txt", "quarterly numbers"] {
-            assert!(message.contains(shown), "{answer:?}: {shown} not in {message}");
+        for shown in [
+            "server \"c\"",
+            "write_file",
+            "/tmp/report.txt",
+            "quarterly numbers",
+        ] {
+            assert!(
+                message.contains(shown),
+                "{answer:?}: {shown} not in {message}"
+            );
         }
         assert!(host.asked[0]["requestedSchema"]["properties"]["approve"].is_object());
         let received = host.received().await;
         if answer == Answer::Accept {
-            assert_eq!(r["result"]["content"][0]["text"], "wrote /tmp/report.txt", "{r}");
+            assert_eq!(
+                r["result"]["content"][0]["text"], "wrote /tmp/report.txt",
+                "{r}"
+            );
             assert_eq!(
                 received,
                 vec![json!({"name": "write_file", "arguments": args})],
@@ -222,7 +235,10 @@ async fn only_an_accepted_form_lets_the_call_reach_the_server() {
         } else {
             assert_eq!(reason(&r), "approval_denied", "{answer:?}: {r}");
             assert!(r.get("result").is_none(), "a denial is never a result: {r}");
-            assert!(received.is_empty(), "{answer:?}: the server got {received:?}");
+            assert!(
+                received.is_empty(),
+                "{answer:?}: the server got {received:?}"
+            );
         }
         if answer == Answer::Nothing {
             assert_eq!(r["error"]["data"]["answer"], "timeout", "{r}");
@@ -241,9 +257,19 @@ async fn only_an_accepted_form_lets_the_call_reach_the_server() {
             .expect("decision recorded");
         assert_eq!(d.action, "ask");
         assert_eq!(d.channel.as_deref(), Some("elicitation"));
-        assert_eq!(d.outcome, if answer == Answer::Accept { "approved" } else { "denied" });
+        assert_eq!(
+            d.outcome,
+            if answer == Answer::Accept {
+                "approved"
+            } else {
+                "denied"
+            }
+        );
         assert_eq!(d.digest.len(), 64);
-        assert!(d.arguments.is_none(), "argument values are not logged by default");
+        assert!(
+            d.arguments.is_none(),
+            "argument values are not logged by default"
+        );
         host.finish().await;
     }
 }
@@ -261,12 +287,21 @@ async fn without_elicitation_or_terminal_calls_are_unavailable_not_run() {
     .await;
     host.request("tools/list", json!({}), Answer::Nothing).await;
     let r = host
-        .call("write_file", json!({"path": "/etc/passwd", "content": "x"}), Answer::Accept)
+        .call(
+            "write_file",
+            json!({"path": "/etc/passwd", "content": "x"}),
+            Answer::Accept,
+        )
         .await;
     assert_eq!(reason(&r), "approval_unavailable", "{r}");
-    assert!(host.asked.is_empty(), "no form for a host without elicitation");
+    assert!(
+        host.asked.is_empty(),
+        "no form for a host without elicitation"
+    );
     // The server's readOnlyHint does not help an untrusted server either.
-    let r = host.call("read_file", json!({"path": "/etc/hosts"}), Answer::Accept).await;
+    let r = host
+        .call("read_file", json!({"path": "/etc/hosts"}), Answer::Accept)
+        .await;
     assert_eq!(reason(&r), "approval_unavailable", "{r}");
     assert!(host.received().await.is_empty());
     host.finish().await;
@@ -289,21 +324,41 @@ async fn policy_rules_deny_and_trusted_read_only_tools_run() {
     .await;
     host.request("tools/list", json!({}), Answer::Nothing).await;
     let r = host
-        .call("write_file", json!({"path": "/tmp/a", "content": "x"}), Answer::Accept)
+        .call(
+            "write_file",
+            json!({"path": "/tmp/a", "content": "x"}),
+            Answer::Accept,
+        )
         .await;
     assert_eq!(reason(&r), "policy_denied", "{r}");
-    let r = host.call("read_file", json!({"path": "/tmp/a"}), Answer::Decline).await;
+    let r = host
+        .call("read_file", json!({"path": "/tmp/a"}), Answer::Decline)
+        .await;
     assert_eq!(r["result"]["content"][0]["text"], "read /tmp/a", "{r}");
-    assert!(host.asked.is_empty(), "nothing needed asking: {:?}", host.asked);
+    assert!(
+        host.asked.is_empty(),
+        "nothing needed asking: {:?}",
+        host.asked
+    );
     // A hidden bidi override in an argument asks even here.
     let r = host
-        .call("read_file", json!({"path": "/tmp/invoice_\u{202e}gpj.exe"}), Answer::Decline)
+        .call(
+            "read_file",
+            json!({"path": "/tmp/invoice_\u{202e}gpj.exe"}),
+            Answer::Decline,
+        )
         .await;
     assert_eq!(reason(&r), "approval_denied", "{r}");
     assert_eq!(host.asked.len(), 1);
     assert!(
-        host.asked[0]["message"].as_str().unwrap().contains("\\u{202E}")
-            || host.asked[0]["message"].as_str().unwrap().contains("U+202E"),
+        host.asked[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("\\u{202E}")
+            || host.asked[0]["message"]
+                .as_str()
+                .unwrap()
+                .contains("U+202E"),
         "the hidden character is shown escaped: {}",
         host.asked[0]["message"]
     );
@@ -323,12 +378,18 @@ async fn a_grant_survives_a_restart_and_a_descriptor_change_voids_it() {
     let args = json!({"path": "/tmp/g", "content": "1"});
 
     // 1. The user approves "always for this tool".
-    let mut host = TestHost::start(&store, policy(&json!({})), confirm_server(&variant), true).await;
+    let mut host =
+        TestHost::start(&store, policy(&json!({})), confirm_server(&variant), true).await;
     host.request("tools/list", json!({}), Answer::Nothing).await;
-    let r = host.call("write_file", args.clone(), Answer::AcceptAlways).await;
+    let r = host
+        .call("write_file", args.clone(), Answer::AcceptAlways)
+        .await;
     assert_eq!(r["result"]["content"][0]["text"], "wrote /tmp/g", "{r}");
     host.finish().await;
-    let grants = store.grants(&bastion_store::GrantFilter::default()).await.unwrap();
+    let grants = store
+        .grants(&bastion_store::GrantFilter::default())
+        .await
+        .unwrap();
     assert_eq!(grants.len(), 1, "{grants:?}");
     assert_eq!(grants[0].tool, "write_file");
     assert_eq!(grants[0].source, "elicitation");
