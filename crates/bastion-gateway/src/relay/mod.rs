@@ -68,6 +68,8 @@ struct State {
     own_requests: HashMap<String, tokio::sync::oneshot::Sender<Value>>,
     /// Host `tools/call` ids held while a human is asked.
     held: HashSet<bastion_core::envelope::Id>,
+    /// Stateless-era approvals awaiting the host's retry: pending id → expiry (unix ms).
+    stateless_pending: HashMap<String, u64>,
     /// Calls forwarded in this session, oldest first (toxic-flow signals).
     history: std::collections::VecDeque<bastion_core::confirm::HistoryEntry>,
 }
@@ -144,6 +146,9 @@ pub(crate) struct Relay {
     own_seq: std::sync::atomic::AtomicU64,
     /// Per-process unpredictable part of those ids.
     own_nonce: u64,
+    /// HMAC key of the `requestState` tokens of stateless-era approvals (random per
+    /// gateway process: a token outlives neither the process nor its TTL).
+    state_key: bastion_core::confirm::StateKey,
 }
 
 /// A piece of audit work: computes the finished event.
@@ -295,6 +300,24 @@ fn guarded_list(method: &str) -> Option<&'static str> {
     }
 }
 
+/// 32 random bytes from the OS (`/dev/urandom`) as a `requestState` key. Should that
+/// fail, a key derived from `RandomState` seeds (also OS-seeded) is used.
+fn random_state_key() -> bastion_core::confirm::StateKey {
+    use std::hash::{BuildHasher, Hasher};
+    use std::io::Read;
+    let mut bytes = [0u8; 32];
+    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+    if read.is_err() {
+        for chunk in bytes.chunks_mut(8) {
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_u64(crate::now_ms().unsigned_abs());
+            chunk.copy_from_slice(&h.finish().to_le_bytes()[..chunk.len()]);
+        }
+    }
+    bastion_core::confirm::StateKey::new(&bytes)
+        .unwrap_or_else(|_| unreachable!("32 bytes is the minimum key length"))
+}
+
 fn serialize(map: &Map<String, Value>) -> Vec<u8> {
     serde_json::to_vec(map).unwrap_or_default()
 }
@@ -337,6 +360,7 @@ impl Relay {
             confirm,
             own_seq: std::sync::atomic::AtomicU64::new(0),
             own_nonce,
+            state_key: random_state_key(),
         }
     }
 

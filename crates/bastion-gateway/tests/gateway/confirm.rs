@@ -61,6 +61,28 @@ struct TestHost {
 
 impl TestHost {
     async fn start(store: &Store, policy: Policy, server: Vec<String>, elicitation: bool) -> Self {
+        let caps = if elicitation {
+            json!({"elicitation": {}})
+        } else {
+            json!({})
+        };
+        let mut host = Self::start_bare(store, policy, server);
+        let init = host
+            .request(
+                "initialize",
+                json!({"protocolVersion": "2025-11-25", "capabilities": caps, "clientInfo": {"name": "t", "version": "1"}}),
+                Answer::Nothing,
+            )
+            .await;
+        assert!(init.get("result").is_some(), "{init}");
+        host.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+            .await;
+        host
+    }
+
+    /// The gateway and a host that has sent nothing yet (a stateless-era host sends no
+    /// `initialize`).
+    fn start_bare(store: &Store, policy: Policy, server: Vec<String>) -> Self {
         let (sink, writer) = AuditSink::start(store.clone(), "c");
         let (host_w, gw_r) = tokio::io::duplex(1 << 16);
         let (gw_w, host_r) = tokio::io::duplex(1 << 16);
@@ -77,7 +99,7 @@ impl TestHost {
             ..ConfirmSetup::new(policy)
         });
         let gateway = tokio::spawn(wrap(cfg, gw_r, gw_w, sink));
-        let mut host = Self {
+        Self {
             tx: host_w,
             rx: BufReader::new(host_r).lines(),
             gateway,
@@ -85,23 +107,7 @@ impl TestHost {
             next_id: 0,
             asked: Vec::new(),
             notes: Vec::new(),
-        };
-        let caps = if elicitation {
-            json!({"elicitation": {}})
-        } else {
-            json!({})
-        };
-        let init = host
-            .request(
-                "initialize",
-                json!({"protocolVersion": "2025-11-25", "capabilities": caps, "clientInfo": {"name": "t", "version": "1"}}),
-                Answer::Nothing,
-            )
-            .await;
-        assert!(init.get("result").is_some(), "{init}");
-        host.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await;
-        host
+        }
     }
 
     async fn send(&mut self, v: &Value) {
@@ -433,4 +439,126 @@ async fn a_grant_survives_a_restart_and_a_descriptor_change_voids_it() {
     assert_eq!(reason(&r), "approval_unavailable", "{r}");
     host.finish().await;
     store.close().await;
+}
+
+/// `_meta` of a 2026-07-28 request whose client declares form elicitation.
+fn stateless_meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stateless_hosts_confirm_through_input_required_and_a_sealed_request_state() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open("sqlite::memory:").await.unwrap();
+    let mut host = TestHost::start_bare(
+        &store,
+        policy(&json!({})),
+        confirm_server(&dir.path().join("variant")),
+    );
+    let list = host
+        .request(
+            "tools/list",
+            json!({"_meta": stateless_meta()}),
+            Answer::Nothing,
+        )
+        .await;
+    assert_eq!(
+        list["result"]["tools"].as_array().unwrap().len(),
+        3,
+        "{list}"
+    );
+    let params = json!({"name": "write_file", "arguments": {"path": "/tmp/s", "content": "v"}, "_meta": stateless_meta()});
+
+    // Round 1: Bastion answers with its approval form instead of calling the server.
+    let r = host
+        .request("tools/call", params.clone(), Answer::Nothing)
+        .await;
+    let result = &r["result"];
+    assert_eq!(result["resultType"], "input_required", "{r}");
+    let form = &result["inputRequests"]["mcp-bastion-approval"];
+    assert_eq!(form["method"], "elicitation/create");
+    assert!(
+        form["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("/tmp/s")
+    );
+    let token = result["requestState"].as_str().unwrap().to_owned();
+    let retry = |answer: Value, token: &str, params: &Value| {
+        let mut p = params.clone();
+        p["inputResponses"] = json!({"mcp-bastion-approval": answer});
+        p["requestState"] = json!(token);
+        p
+    };
+    let accept = json!({"action": "accept", "content": {"approve": true}});
+
+    // A retry whose arguments changed is bound to other params: denied.
+    let mut changed = params.clone();
+    changed["arguments"]["path"] = json!("/etc/shadow");
+    let r = host
+        .request(
+            "tools/call",
+            retry(accept.clone(), &token, &changed),
+            Answer::Nothing,
+        )
+        .await;
+    assert_eq!(reason(&r), "approval_denied", "{r}");
+    assert_eq!(r["error"]["data"]["answer"], "digest_mismatch", "{r}");
+    // A forged token is not Bastion's: the call is asked again, not run.
+    let r = host
+        .request(
+            "tools/call",
+            retry(accept.clone(), "v1.e30.AAAA", &params),
+            Answer::Nothing,
+        )
+        .await;
+    assert!(
+        r["error"].is_object() || r["result"]["resultType"] == "input_required",
+        "{r}"
+    );
+    assert!(host.received().await.is_empty());
+
+    // Round 2: the accepted retry runs with exactly the approved params.
+    let r = host
+        .request(
+            "tools/call",
+            retry(accept.clone(), &token, &params),
+            Answer::Nothing,
+        )
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "wrote /tmp/s", "{r}");
+    let received = host.received().await;
+    assert_eq!(received.len(), 1, "{received:?}");
+    assert_eq!(received[0]["arguments"], params["arguments"]);
+    assert!(
+        received[0].get("requestState").is_none() && received[0].get("inputResponses").is_none()
+    );
+    // The same token again: used once only.
+    let r = host
+        .request(
+            "tools/call",
+            retry(accept, &token, &params),
+            Answer::Nothing,
+        )
+        .await;
+    assert_eq!(r["error"]["data"]["answer"], "replayed", "{r}");
+
+    // A declined round: denied, never sent.
+    let r = host
+        .request("tools/call", params.clone(), Answer::Nothing)
+        .await;
+    let token = r["result"]["requestState"].as_str().unwrap().to_owned();
+    let r = host
+        .request(
+            "tools/call",
+            retry(json!({"action": "decline"}), &token, &params),
+            Answer::Nothing,
+        )
+        .await;
+    assert_eq!(reason(&r), "approval_denied", "{r}");
+    assert_eq!(host.received().await.len(), 1);
+    host.finish().await;
 }
