@@ -1,8 +1,8 @@
 //! # bastion-store
 //!
 //! Persistent state of MCP Bastion behind one async API: the audit log, descriptor pins
-//! and server launch configs, approval grants and confirmation decisions; the consent
-//! ledger joins them in a later migration.
+//! and server launch configs, approval grants and confirmation decisions, the URL consent
+//! ledger and elicitation flows.
 //!
 //! Backend: [`sqlx`] with `SQLite` as the embedded default (file in WAL mode, created with
 //! its parent directory). `sqlx` was chosen over `rusqlite` because one async API covers
@@ -16,10 +16,12 @@
 
 mod approvals;
 mod audit;
+mod consent;
 mod pins;
 
 pub use approvals::{ApprovalDecision, Grant, GrantFilter};
 pub use audit::{AuditEvent, AuditQuery};
+pub use consent::{ConsentError, ConsentRecord, FlowRecord};
 pub use pins::{PinFilter, PinRecord, PinState, ServerRecord};
 
 use sqlx::SqlSafeStr;
@@ -99,6 +101,13 @@ fn migrator() -> Migrator {
             "approvals".into(),
             MigrationType::Simple,
             include_str!("../migrations/sqlite/0003_approvals.sql").into_sql_str(),
+            false,
+        ),
+        Migration::new(
+            4,
+            "elicitation".into(),
+            MigrationType::Simple,
+            include_str!("../migrations/sqlite/0004_elicitation.sql").into_sql_str(),
             false,
         ),
     ])

@@ -374,3 +374,76 @@ async fn grants_are_bound_to_the_pin_hash_and_survive_reopen() {
     assert_eq!(decisions[0].latency_ms, 1234);
     assert!(store.decisions(Some("other"), 10).await.unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn consent_is_read_back_unique_and_consumed_once() {
+    use bastion_store::{ConsentRecord, FlowRecord};
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("c.db").to_str().unwrap())
+        .await
+        .unwrap();
+    let consent = ConsentRecord {
+        consent_id: "c0ffee".into(),
+        server_identity: "pay:abc".into(),
+        server_name: "pay".into(),
+        session: "s1".into(),
+        elicitation_id: Some("e-1".into()),
+        normalized_url: "https://pay.example.com/checkout".into(),
+        registrable_domain: Some("example.com".into()),
+        request_digest: "d".repeat(64),
+        verdict: "allow".into(),
+        decision: "accepted".into(),
+        reason: None,
+        created_ms: 5,
+        decided_ms: 9,
+        ..ConsentRecord::default()
+    };
+    let stored = store.record_consent(&consent).await.unwrap();
+    assert!(stored.decision_id > 0);
+    assert_eq!(
+        ConsentRecord {
+            decision_id: 0,
+            ..stored
+        },
+        consent
+    );
+    // The same consent id twice: refused by the unique constraint.
+    assert!(store.record_consent(&consent).await.is_err());
+    assert!(
+        store
+            .consume_consent("c0ffee", "navigate", 10)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .consume_consent("c0ffee", "navigate", 11)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !store
+            .consume_consent("unknown", "navigate", 11)
+            .await
+            .unwrap()
+    );
+    assert_eq!(store.consents(Some("pay"), 10).await.unwrap().len(), 1);
+
+    let mut flow = FlowRecord {
+        server_name: "pay".into(),
+        session: "s1".into(),
+        elicitation_id: "e-1".into(),
+        url: consent.normalized_url.clone(),
+        state: "CREATED".into(),
+        created_ms: 5,
+        updated_ms: 5,
+        expires_ms: 600_005,
+    };
+    store.put_flow(&flow).await.unwrap();
+    flow.state = "OUT_OF_BAND_PENDING".into();
+    flow.updated_ms = 9;
+    store.put_flow(&flow).await.unwrap();
+    let flows = store.flows_with_id("pay", "e-1").await.unwrap();
+    assert_eq!(flows, vec![flow]);
+    assert!(store.flows_with_id("pay", "e-2").await.unwrap().is_empty());
+}
