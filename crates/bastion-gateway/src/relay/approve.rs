@@ -144,6 +144,22 @@ impl Relay {
             decision = apply_grant(decision, Some(&grant), &binding, &call.name);
             via_grant = decision.action == Action::Allow;
         }
+        if decision.action == Action::Allow && !via_grant && retry.is_none() {
+            // The policy lets it run: no view, no digest, no extra records (the exchange
+            // itself is audited with its answer). Keeps allowed calls at relay speed.
+            self.remember_call(&call);
+            self.release(&held.id);
+            self.forward_request(
+                held.frame,
+                held.id,
+                held.raw_id,
+                "tools/call".into(),
+                held.shown,
+                false,
+            )
+            .await;
+            return;
+        }
         let request = match ConfirmationRequest::new(
             &binding,
             trusted,
@@ -326,17 +342,7 @@ impl Relay {
         self.record_decision(setup, &held, call, decision, request, &outcome, latency_ms)
             .await;
         if outcome.approved {
-            {
-                let mut st = self.state();
-                st.history.push_back(HistoryEntry {
-                    tool: call.name.clone(),
-                    server: Some(self.name.clone()),
-                    arguments: call.arguments.clone().unwrap_or_default(),
-                });
-                while st.history.len() > HISTORY {
-                    st.history.pop_front();
-                }
-            }
+            self.remember_call(call);
             self.release(&held.id);
             self.forward_request(
                 held.frame,
@@ -404,6 +410,19 @@ impl Relay {
             Value::Null,
         )
         .await;
+    }
+
+    /// Adds a forwarded call to the session history (bounded, oldest dropped).
+    fn remember_call(&self, call: &ToolCall) {
+        let mut st = self.state();
+        st.history.push_back(HistoryEntry {
+            tool: call.name.clone(),
+            server: Some(self.name.clone()),
+            arguments: call.arguments.clone().unwrap_or_default(),
+        });
+        while st.history.len() > HISTORY {
+            st.history.pop_front();
+        }
     }
 
     fn release(&self, id: &Id) {
