@@ -109,12 +109,38 @@ static FORMS: std::sync::LazyLock<std::collections::HashMap<&'static str, Vec<St
             .collect()
     });
 
-/// The inflected forms of `stem` (from [`FORMS`] for the known stems).
+/// Forms of stems outside [`FORMS`] (other detectors' verb tables), computed once each.
+/// Bounded: past [`MAX_EXTRA_STEMS`] stems, forms are computed per call instead.
+static EXTRA_FORMS: std::sync::LazyLock<
+    std::sync::RwLock<std::collections::HashMap<String, &'static [String]>>,
+> = std::sync::LazyLock::new(Default::default);
+const MAX_EXTRA_STEMS: usize = 4096;
+
+/// The inflected forms of `stem` (from [`FORMS`] for the known stems; other stems are
+/// computed on first use and kept).
 pub(crate) fn forms_of(stem: &str) -> std::borrow::Cow<'static, [String]> {
-    match FORMS.get(stem) {
-        Some(forms) => std::borrow::Cow::Borrowed(forms.as_slice()),
-        None => std::borrow::Cow::Owned(verb_forms(stem)),
+    if let Some(forms) = FORMS.get(stem) {
+        return std::borrow::Cow::Borrowed(forms.as_slice());
     }
+    let cache = &*EXTRA_FORMS;
+    if let Some(forms) = cache
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .get(stem)
+    {
+        return std::borrow::Cow::Borrowed(forms);
+    }
+    let forms = verb_forms(stem);
+    let mut w = cache
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if w.len() >= MAX_EXTRA_STEMS {
+        return std::borrow::Cow::Owned(forms);
+    }
+    // Leaked once per distinct stem (the stems are the detectors' static tables).
+    let leaked: &'static [String] = Box::leak(forms.into_boxed_slice());
+    w.insert(stem.to_owned(), leaked);
+    std::borrow::Cow::Borrowed(leaked)
 }
 
 /// Splits an identifier into lowercase words at `_`, `-`, `.`, spaces and camelCase.

@@ -122,12 +122,9 @@ impl Relay {
             &history,
         );
         let identity = identity_of(self);
-        let binding = match Binding::of(identity.clone(), tool.as_ref()) {
-            Ok(b) => b,
-            Err(_) => Binding {
-                server: identity.clone(),
-                tool_pin: None,
-            },
+        let binding = Binding {
+            server: identity.clone(),
+            tool_pin: tool.as_ref().and_then(|t| self.tool_pin(&call.name, t)),
         };
         let mut via_grant = false;
         if decision.action == Action::Ask
@@ -412,6 +409,19 @@ impl Relay {
         .await;
     }
 
+    /// The pin hash of listed tool `name` (`descriptor`), computed once per listing.
+    fn tool_pin(&self, name: &str, descriptor: &Value) -> Option<String> {
+        if let Some(hash) = self.state().tool_pins.get(name) {
+            return Some(hash.clone());
+        }
+        let hash = bastion_core::pins::descriptor_hash(descriptor).ok()?;
+        let mut st = self.state();
+        if st.tools.get(name) == Some(descriptor) {
+            st.tool_pins.insert(name.to_owned(), hash.clone());
+        }
+        Some(hash)
+    }
+
     /// Adds a forwarded call to the session history (bounded, oldest dropped).
     fn remember_call(&self, call: &ToolCall) {
         let mut st = self.state();
@@ -640,7 +650,11 @@ impl Relay {
                 .tools
                 .get(original.get("name")?.as_str()?)
                 .cloned();
-            let binding = Binding::of(identity_of(relay), tool.as_ref()).ok()?;
+            let name = original.get("name")?.as_str()?;
+            let binding = Binding {
+                server: identity_of(relay),
+                tool_pin: tool.as_ref().and_then(|t| relay.tool_pin(name, t)),
+            };
             bastion_core::confirm::call_digest(&binding, &original).ok()
         };
         let digest = binding_digest(self)?;

@@ -62,6 +62,8 @@ struct State {
     /// Tool descriptors shown to the host in the last listing, by name: what a call is
     /// confirmed against (they passed pinning, so they are the pinned versions).
     tools: HashMap<String, Value>,
+    /// Pin hashes of those descriptors (RFC 8785 SHA-256), computed on first use.
+    tool_pins: HashMap<String, String>,
     /// The host declared form-mode elicitation in `initialize` (legacy era).
     host_elicitation: bool,
     /// Bastion's own requests to the host awaiting an answer, by id.

@@ -373,8 +373,10 @@ impl Relay {
                 for (tool, item) in tools.zip(&outcome.items) {
                     if item.verdict == Verdict::Block {
                         st.tools.remove(&item.key);
-                    } else {
+                        st.tool_pins.remove(&item.key);
+                    } else if st.tools.get(&item.key) != Some(tool) {
                         st.tools.insert(item.key.clone(), tool.clone());
+                        st.tool_pins.remove(&item.key);
                     }
                     match tool.get("outputSchema") {
                         Some(schema) if item.verdict != Verdict::Block => {
