@@ -71,6 +71,7 @@
 //! every sentence of the reference folding, on look-alike-disguised trigger text.
 
 mod annotations;
+mod cred_demand;
 mod fold;
 mod instruction;
 mod langs;
@@ -80,6 +81,8 @@ mod objects;
 mod phrases;
 mod prefilter;
 mod result_text;
+mod secret_params;
+mod shadowing;
 mod signals;
 mod size;
 mod walk;
@@ -87,6 +90,7 @@ mod walk;
 #[cfg(test)]
 mod tests;
 
+pub use shadowing::{ShadowIndex, name_shadowing};
 pub use size::DescriptorLimits;
 
 use crate::finding::Finding;
@@ -165,6 +169,8 @@ pub fn scan_descriptor_with(
         &mut findings,
     );
     sizes.finish(descriptor, path, limits, &mut findings);
+    // After the instruction pass: its findings raise a secret parameter to `high`.
+    secret_params::scan_secret_params(kind, descriptor, path, &mut findings);
     findings
 }
 
@@ -206,7 +212,17 @@ pub fn warm_up() {
 /// direct address to the AI, requests to send the conversation out or to get a secret
 /// from the user, role markers, and instructions in hidden HTML comments flag.
 pub fn scan_result_text(text: &str, path: &str) -> Vec<Finding> {
-    result_text::scan(text, path)
+    result_text::scan(text, path, false)
+}
+
+/// [`scan_result_text`] for text inside a result that is a tool error (`isError: true`,
+/// MCP 2025-11-25 Server Features → Tools → Error Handling) when `is_error`: there a
+/// demand for a secret ("enter your GitHub token") flags on its own, the error being the
+/// fake frame phishing needs; elsewhere it needs a fake system or error message ("session
+/// expired") in the text. A demand to type a secret back into the chat ("reply with your
+/// password") flags in any result.
+pub fn scan_result_text_in(text: &str, path: &str, is_error: bool) -> Vec<Finding> {
+    result_text::scan(text, path, is_error)
 }
 
 /// Extra per-string work: `(text, pointer, field label, findings)`.

@@ -61,12 +61,28 @@ const ALONE: &[(Sig, &str)] = &[
         Sig::Shadow,
         "tells the model to change how other tools are used",
     ),
+    (
+        Sig::CredDemand,
+        "demands that a secret be typed back into the chat",
+    ),
 ];
 
 /// Signals that flag only with one of the listed companions. Companions are chosen so
 /// that documentation prose ("you must copy your credentials file", "the model should be
 /// trained before running") does not combine into a finding.
 const COMBINED: &[(Sig, &[Sig], &str)] = &[
+    (
+        Sig::CredDemandWeak,
+        &[
+            Sig::AuthFrame,
+            Sig::RolePrefix,
+            Sig::AddressThird,
+            Sig::PseudoTag,
+            Sig::ChatRole,
+            Sig::ConcealWeak,
+        ],
+        "fakes a system or error message that demands a secret",
+    ),
     (
         Sig::CredStrong,
         &[
@@ -149,10 +165,20 @@ const HIDDEN: &[Sig] = &[
     Sig::CredRequest,
     Sig::RunCommand,
     Sig::Shadow,
+    Sig::CredDemand,
+    Sig::CredDemandWeak,
 ];
 
-fn reasons(s: &Signals) -> Vec<String> {
+/// Why the text flags. In a tool error (`is_error`) a demand for a secret needs no other
+/// sign: the error itself is the frame.
+fn reasons(s: &Signals, is_error: bool) -> Vec<String> {
     let mut out = Vec::new();
+    if is_error
+        && let Some(ev) = s.evidence(Sig::CredDemandWeak)
+        && !s.has(Sig::AuthFrame)
+    {
+        out.push(format!("is a tool error that demands a secret (\"{ev}\")"));
+    }
     for &(sig, what) in ALONE {
         if let Some(ev) = s.evidence(sig) {
             out.push(format!("{what} (\"{ev}\")"));
@@ -182,9 +208,10 @@ fn excerpt(s: &str) -> String {
     out
 }
 
-/// Scans result text found at `path`; at most one finding.
-pub(crate) fn scan(text: &str, path: &str) -> Vec<Finding> {
-    let mut why = reasons(&analyze(text, None));
+/// Scans result text found at `path` (inside an `isError` result when `is_error`); at
+/// most one finding.
+pub(crate) fn scan(text: &str, path: &str, is_error: bool) -> Vec<Finding> {
+    let mut why = reasons(&analyze(text, None), is_error);
     let may_hide = COMMENT_OPENERS
         .iter()
         .any(|f| f.find(text.as_bytes()).is_some());

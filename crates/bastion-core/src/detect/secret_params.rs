@@ -1,0 +1,656 @@
+//! Parameters that ask for secrets without reason (`secret_parameter`).
+//!
+//! A tool parameter is filled by the model, from what it knows: the conversation, files it
+//! read, what it asks the user. A weather tool with a `password` or `ssh_key` parameter
+//! gets the model to collect a secret and hand it to a server that has no use for it
+//! (MCP 2025-11-25, Server Features → Tools → Security Considerations; poisoning by
+//! schema, issue 3 §5).
+//!
+//! # What is a secret parameter
+//! Every input-schema property (nested objects, array items, `allOf`/`anyOf`/`oneOf`,
+//! `$defs` included) and every prompt argument is read as words: its name split at
+//! `_`/`-`/`.`, `camelCase` and digits, folded (NFKC, case folding, accents, UTS #39
+//! confusables: `pаssword` with a Cyrillic `а` is `password`). Its kind of secret is
+//! taken from, in order:
+//! 1. the name: passwords/passphrases/PINs, API keys/tokens/client secrets/credentials,
+//!    private/SSH/signing keys, seed/recovery phrases, one-time/2FA codes, card numbers
+//!    and CVV, bank credentials, government ids (SSN, passport/national id numbers, tax
+//!    ids), in English, German, French, Spanish, Russian, Chinese and Japanese;
+//! 2. when the name says nothing (`value`, `k`), the `title`, or the start of the
+//!    `description` ("Your API key …");
+//! 3. `"format": "password"` or `"writeOnly": true` (a value meant to be written, not
+//!    shown) mark a secret even under an opaque name.
+//!
+//! A word next to the secret word that makes the value *about* the secret rather than
+//! the secret itself cancels it: `max_tokens`, `token_count`, `otp_length`,
+//! `password_policy_url`, `password_reminder_date`, `public_key_fingerprint`, `key_name`,
+//! `page_token`, `passport_photo_url` (a photo URL is no secret; `passport_number` is a
+//! government id). Booleans and `enum`/`const` values cannot carry a secret and are
+//! skipped; `seed` alone is a random seed, `tokens` alone a list of tokens, `key` alone a
+//! map key.
+//!
+//! # Without reason
+//! The tool's own name and title, and the first sentence of its description, state its
+//! purpose. A purpose that deals with that kind of secret — logging in, managing
+//! credentials (`set_api_key`, `rotate_token`, `vault_store_secret`), connecting to a
+//! database or host, paying (cards), banking, identity checks (government ids), wallets
+//! (seed phrases), second-factor verification (codes), signing and SSH (private keys) —
+//! explains it: `info`. Otherwise `warn`. Either becomes `high` when the descriptor also
+//! routes data elsewhere, changes other tools' use, hides something from the user or
+//! reads local secrets (the instruction detector's `exfiltration_sink`,
+//! `tool_shadowing`, `concealment_phrase`, `credential_access` findings).
+
+use super::fold::{fold, identifier_words};
+use super::phrases::alternation;
+use crate::finding::{Code, Finding, Severity, pointer_push};
+use regex::Regex;
+use serde_json::Value;
+use std::sync::LazyLock;
+
+/// The kinds of secret a parameter can ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Password,
+    ApiToken,
+    PrivateKey,
+    SeedPhrase,
+    OneTimeCode,
+    PaymentCard,
+    BankCredential,
+    GovernmentId,
+}
+
+impl Kind {
+    const ALL: [Kind; 8] = [
+        // Most specific first: "secret recovery phrase" is a seed phrase, "one-time
+        // password" a code, "bank password" a bank credential, "secret key file" a key.
+        Kind::SeedPhrase,
+        Kind::OneTimeCode,
+        Kind::BankCredential,
+        Kind::PaymentCard,
+        Kind::GovernmentId,
+        Kind::PrivateKey,
+        Kind::Password,
+        Kind::ApiToken,
+    ];
+
+    const fn noun(self) -> &'static str {
+        match self {
+            Kind::Password => "a password",
+            Kind::ApiToken => "an API key, token or other credential",
+            Kind::PrivateKey => "a private key",
+            Kind::SeedPhrase => "a wallet seed or recovery phrase",
+            Kind::OneTimeCode => "a one-time or second-factor code",
+            Kind::PaymentCard => "payment card data",
+            Kind::BankCredential => "bank login credentials",
+            Kind::GovernmentId => "a government id number",
+        }
+    }
+
+    /// The noun pattern of this kind, over folded words.
+    fn pattern(self) -> &'static Regex {
+        static PATTERNS: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+            Kind::ALL
+                .iter()
+                .map(|k| alternation(noun_source(*k)))
+                .collect()
+        });
+        let i = Kind::ALL.iter().position(|k| *k == self).unwrap_or(0);
+        &PATTERNS[i]
+    }
+
+    /// The purpose pattern that explains asking for this kind of secret.
+    fn purpose(self) -> &'static Regex {
+        static PURPOSES: LazyLock<Vec<Regex>> = LazyLock::new(|| {
+            Kind::ALL
+                .iter()
+                .map(|k| {
+                    let mut parts: Vec<&str> = purpose_source(*k).to_vec();
+                    parts.extend_from_slice(AUTH_PURPOSE);
+                    alternation(&parts)
+                })
+                .collect()
+        });
+        let i = Kind::ALL.iter().position(|k| *k == self).unwrap_or(0);
+        &PURPOSES[i]
+    }
+}
+
+/// Secret nouns per kind, in folded form (non-ASCII in natural spelling).
+fn noun_source(kind: Kind) -> &'static [&'static str] {
+    match kind {
+        Kind::Password => &[
+            r"\b(?:passwords?|passwd|pwd|pass ?phrases?|passcodes?|pin(?: ?codes?| numbers?)?|pincodes?)\b",
+            r"\b(?:passwort|passworter|kennwort|kennworter|geheimzahl|mot de passe|mots de passe|mdp|contrasenas?|clave de acceso)\b",
+            r"(?:парол\w*|密码|密碼|口令|パスワード|暗証番号)",
+        ],
+        Kind::ApiToken => &[
+            r"\b(?:api ?keys?|api ?tokens?|api ?secrets?|access ?keys?|secret access keys?|secret ?keys?|access ?tokens?|auth ?tokens?|bearer(?: tokens?)?|refresh ?tokens?|session ?tokens?|id ?tokens?|token|secrets?|client ?secrets?|credentials?|creds|pat|personal access tokens?|jwt|authorization|auth ?headers?|session ?cookies?|webhook ?secrets?|signing ?secrets?)\b",
+            r"\b(?:api[ -]?schlussel|zugangsdaten|anmeldedaten|zugangstoken|jetons?(?: d'acces)?|cles? (?:d'|d )?api|cles? api|identifiants|claves? (?:de )?api|credenciales|token de acceso)\b",
+            r"(?:токен\w*|api-ключ\w*|ключ\w* api|учетн\w* данн\w*|令牌|密钥|密鑰|凭证|憑證|凭据|トークン|apiキー|api キー|認証情報|アクセスキー)",
+        ],
+        Kind::PrivateKey => &[
+            r"\b(?:private ?keys?|ssh ?keys?|ssh private keys?|signing ?keys?|gpg ?keys?|pgp ?keys?|secret key ?files?|keyfiles?|private ?key ?pem|id ?rsa|id ?ed ?25519|id ?ecdsa)\b",
+            r"\b(?:privater schlussel|private schlussel|privaten schlussel|cles? privees?|claves? privadas?)\b",
+            r"(?:закрыт\w* ключ\w*|приватн\w* ключ\w*|секретн\w* ключ\w*|私钥|私鑰|秘密鍵)",
+        ],
+        Kind::SeedPhrase => &[
+            r"\b(?:seed ?(?:phrases?|words?)|mnemonic(?: ?(?:phrases?|words?|seed))?|mnemonics|recovery ?(?:phrases?|words?|codes?|keys?|seed)|backup ?codes?|wallet ?seed|secret recovery phrase)\b",
+            r"\b(?:wiederherstellungsphrase|phrase de recuperation|phrase secrete|frase (?:semilla|de recuperacion))\b",
+            r"(?:сид-?фраз\w*|мнемони\w*|фраз\w* восстановлени\w*|助记词|助記詞|シードフレーズ|リカバリーフレーズ)",
+        ],
+        Kind::OneTimeCode => &[
+            r"\b(?:otp|totp|hotp|(?:2fa|mfa)(?: ?codes?| ?tokens?)?|one ?time ?(?:codes?|passwords?|pins?|passcodes?)|verification ?codes?|auth(?:entication)? ?codes?|security ?codes?|sms ?codes?|two ?factor ?(?:codes?|tokens?))\b",
+            r"\b(?:bestatigungscode|verifizierungscode|einmalcode|einmalpasswort|code de (?:verification|securite|confirmation)|codigo de (?:verificacion|seguridad|confirmacion))\b",
+            r"(?:код\w* подтверждени\w*|одноразов\w* (?:код|парол)\w*|验证码|驗證碼|認証コード|確認コード|ワンタイムパスワード)",
+        ],
+        Kind::PaymentCard => &[
+            r"\b(?:card ?numbers?|credit ?cards?(?: ?numbers?)?|debit ?cards?(?: ?numbers?)?|cc ?(?:numbers?|num)|ccn|cvv2?|cvc2?|card ?(?:security|verification) ?(?:codes?|values?)|card ?expiry)\b",
+            r"\b(?:kreditkartennummer|kreditkarte|kartennummer|pruefnummer|numero de (?:la )?carte|carte bancaire|carte de credit|numero de (?:la )?tarjeta|tarjeta de credito)\b",
+            r"(?:номер\w* карт\w*|кредитн\w* карт\w*|卡号|卡號|信用卡|カード番号|クレジットカード|セキュリティコード)",
+        ],
+        Kind::BankCredential => &[
+            r"\b(?:bank(?:ing)? ?(?:passwords?|pins?|logins?|credentials?|usernames?)|online ?banking(?: ?(?:passwords?|pins?|logins?))?|netbanking)\b",
+            r"\b(?:onlinebanking|bankzugangsdaten|identifiants bancaires|credenciales bancarias|clave bancaria)\b",
+            r"(?:банковск\w* (?:парол|данн)\w*|网银密码|ネットバンキング)",
+        ],
+        Kind::GovernmentId => &[
+            r"\b(?:ssn|social ?security(?: ?numbers?)?|national ?(?:id|identity|insurance)(?: ?(?:numbers?|no|card numbers?))?|passport ?(?:numbers?|no|nr|num|id)|drivers? ?licen[cs]e(?: ?numbers?)?|driving ?licen[cs]e ?numbers?|tax ?(?:id|identification) ?(?:numbers?)?|tax ?id|itin|aadhaar|id ?card ?numbers?)\b",
+            r"\b(?:personalausweis\w*|ausweisnummer|reisepassnummer|steuer ?id|steueridentifikationsnummer|sozialversicherungsnummer|numero de (?:securite sociale|passeport)|numero de pasaporte|dni|nif|numero de seguro social)\b",
+            r"(?:снилс|паспорт\w*|身份证\w*|身份證\w*|护照号\w*|護照號\w*|マイナンバー|パスポート番号|個人番号)",
+        ],
+    }
+}
+
+/// Purposes that explain any credential: logging in, managing credentials.
+const AUTH_PURPOSE: &[&str] = &[
+    r"\b(?:log ?ins?|log ?on|logon|sign ?in|signin|sign ?up|signup|authenticat\w*|auth|oauth\w*|sso|saml|ldap|register|registration|credentials?|creds|vault|keychain|keyring|keystore|password ?manager|secrets? ?manager|1password|bitwarden|lastpass|keepass)\b",
+    r"\b(?:anmeld\w*|einlogg\w*|connexion|authentifi\w*|iniciar sesion|inicio de sesion|autentica\w*)\b",
+    r"(?:войти|вход\w*|авториз\w*|аутентифик\w*|登录|登錄|登入|认证|認証|ログイン|サインイン)",
+];
+
+/// What else explains each kind.
+fn purpose_source(kind: Kind) -> &'static [&'static str] {
+    match kind {
+        Kind::Password => &[
+            r"\b(?:passwords?|passphrases?|passcodes?|pin|connect\w*|database|db|sql|mysql|postgres\w*|mongo\w*|redis|smtp|imap|pop3|ftp|sftp|ssh|rdp|vnc|vpn|wi-?fi|router|unlock\w*|decrypt\w*|encrypt\w*|zip|archive|user ?accounts?|create ?users?|add ?users?|accounts?)\b",
+            r"\b(?:passwort\w*|kennwort\w*|verbind\w*|datenbank|mot de passe|base de donnees|contrasena\w*|base de datos|conectar\w*)\b",
+            r"(?:парол\w*|密码|密碼|パスワード|подключ\w*|базы данных)",
+        ],
+        Kind::ApiToken => &[
+            r"\b(?:api ?keys?|tokens?|secrets?|credentials?|keys?|connect\w*|configur\w*|settings|set ?up|setup|integrations?|webhooks?|rotat\w*|revok\w*|regenerat\w*|provider)\b",
+            r"\b(?:schlussel|jetons?|cles?|claves?|configur\w*|einstellungen|parametres)\b",
+            r"(?:токен\w*|ключ\w*|令牌|密钥|トークン|キー|настро\w*|设置|設定)",
+        ],
+        Kind::PrivateKey => &[
+            r"\b(?:ssh|sign\w*|keys?|key ?pairs?|keypairs?|gpg|pgp|encrypt\w*|decrypt\w*|certificates?|certs?|tls|ssl|deploy ?keys?|wallets?|connect\w*|remote|servers?|hosts?)\b",
+            r"\b(?:schlussel\w*|signier\w*|verschlussel\w*|cles?|signer|chiffr\w*|claves?|firma\w*|cifra\w*)\b",
+            r"(?:ключ\w*|подпис\w*|шифр\w*|密钥|签名|署名|暗号)",
+        ],
+        Kind::SeedPhrase => &[
+            r"\b(?:wallets?|crypto\w*|restor\w*|recover\w*|import\w*|bitcoin|ethereum|metamask|ledger|seed|mnemonic|backup)\b",
+            r"\b(?:brieftasche|portefeuille|billetera|cartera|wiederherstell\w*|restaur\w*|recupera\w*)\b",
+            r"(?:кошел\w*|восстанов\w*|钱包|錢包|ウォレット|復元)",
+        ],
+        Kind::OneTimeCode => &[
+            r"\b(?:verif\w*|confirm\w*|2fa|mfa|otp|totp|two ?factor|2 ?step|two ?step|codes?)\b",
+            r"\b(?:bestatig\w*|verifizier\w*|verifi\w*|confirm\w*)\b",
+            r"(?:подтвер\w*|验证|驗證|確認|認証コード)",
+        ],
+        Kind::PaymentCard => &[
+            r"\b(?:pay\w*|checkout|charg\w*|purchas\w*|billing|bills?|orders?|buy\w*|subscri\w*|donat\w*|cards?|stripe|invoic\w*|refund\w*|wallet)\b",
+            r"\b(?:bezahl\w*|zahlung\w*|kauf\w*|bestell\w*|paiement|payer|achat|commande|pago|pagar|compra\w*|suscrip\w*)\b",
+            r"(?:оплат\w*|(?:платеж|платёж)\w*|покуп\w*|支付|付款|购买|購買|決済|支払|購入)",
+        ],
+        Kind::BankCredential => &[
+            r"\b(?:bank\w*|transfers?|wire|payments?|sepa|ach|accounts? ?aggregat\w*|plaid|finance\w*|financial)\b",
+            r"\b(?:uberweisung\w*|virement\w*|transferencia\w*|banque|banco)\b",
+            r"(?:банк\w*|перевод\w*|银行|銀行|振込)",
+        ],
+        Kind::GovernmentId => &[
+            r"\b(?:kyc|identity|identities|tax\w*|passports?|visas?|immigration|onboard\w*|background ?checks?|payroll|employees?|hiring|hire|customs|travel\w*|bookings?|book|flights?|hotels?|insurance|benefits?|verify ?identity|compliance)\b",
+            r"\b(?:identitat|steuer\w*|reise\w*|identite|impots?|voyage\w*|identidad|impuesto\w*|viaje\w*|reserva\w*)\b",
+            r"(?:личност\w*|налог\w*|паспорт\w*|身份|本人確認|税|旅行|予約)",
+        ],
+    }
+}
+
+/// Words next to a secret word that make the value something *about* the secret.
+const ABOUT_WORDS: &[&str] = &[
+    "max",
+    "maximum",
+    "min",
+    "minimum",
+    "count",
+    "counts",
+    "length",
+    "len",
+    "limit",
+    "limits",
+    "num",
+    "size",
+    "budget",
+    "usage",
+    "used",
+    "policy",
+    "policies",
+    "reminder",
+    "reminders",
+    "date",
+    "time",
+    "timestamp",
+    "expiry",
+    "expires",
+    "expiration",
+    "expired",
+    "ttl",
+    "age",
+    "url",
+    "uri",
+    "link",
+    "fingerprint",
+    "fingerprints",
+    "public",
+    "pub",
+    "name",
+    "names",
+    "id",
+    "ids",
+    "type",
+    "types",
+    "method",
+    "methods",
+    "format",
+    "hint",
+    "hints",
+    "strength",
+    "rule",
+    "rules",
+    "requirement",
+    "requirements",
+    "enabled",
+    "enable",
+    "disabled",
+    "required",
+    "reset",
+    "changed",
+    "last",
+    "hash",
+    "hashed",
+    "salt",
+    "path",
+    "paths",
+    "file",
+    "dir",
+    "exists",
+    "present",
+    "provided",
+    "field",
+    "fields",
+    "label",
+    "title",
+    "description",
+    "prompt",
+    "input",
+    "output",
+    "completion",
+    "completions",
+    "page",
+    "next",
+    "cursor",
+    "continuation",
+    "sync",
+    "csrf",
+    "xsrf",
+    "estimate",
+    "total",
+    "per",
+    "rate",
+    "location",
+    "env",
+    "environment",
+    "var",
+    "variable",
+    "help",
+    "example",
+    "placeholder",
+    "mask",
+    "masked",
+    "redacted",
+    "status",
+    "state",
+    "mode",
+    "source",
+    "store",
+    "manager",
+    "photo",
+    "photos",
+    "image",
+    "images",
+    "scan",
+    "picture",
+    "upload",
+    "country",
+    "issuer",
+    "brand",
+    "last4",
+    "tokenizer",
+    "generator",
+    "length",
+    "complexity",
+    "score",
+    "version",
+    "index",
+    "offset",
+    "position",
+    "ref",
+    "reference",
+    "alias",
+    "rotation",
+    "interval",
+    "scope",
+    "scopes",
+    "audience",
+    "endpoint",
+    "header",
+    "algorithm",
+    "algo",
+    "bits",
+    "strategy",
+];
+
+/// Tokens of a folded word string.
+fn tokens(words: &str) -> Vec<&str> {
+    words
+        .split(|c: char| !(c.is_alphanumeric() || c == '\''))
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+/// The kind a piece of folded words names (a property name, a title), unless a word
+/// outside the secret noun makes it about the secret (see [`ABOUT_WORDS`]). `Err(())`
+/// when an about-word is present (so opaque-name fallbacks are skipped too).
+fn classify_words(words: &str) -> Result<Option<Kind>, ()> {
+    for kind in Kind::ALL {
+        let mut about = false;
+        let mut found = false;
+        for m in kind.pattern().find_iter(words) {
+            found = true;
+            let rest = format!("{} {}", &words[..m.start()], &words[m.end()..]);
+            if tokens(&rest).iter().any(|t| ABOUT_WORDS.contains(t)) {
+                about = true;
+            }
+        }
+        if found {
+            return if about { Err(()) } else { Ok(Some(kind)) };
+        }
+    }
+    if tokens(words).iter().any(|t| ABOUT_WORDS.contains(t)) {
+        return Err(());
+    }
+    Ok(None)
+}
+
+/// An identifier or short label as folded words (`sshPrivateKey` → `ssh private key`).
+fn as_words(text: &str) -> String {
+    fold(identifier_words(text, false).as_deref().unwrap_or(text))
+}
+
+/// Leading determiners and possessives a description may open with.
+static LEADING_NOUN_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
+    alternation(&[
+        r"^(?:(?:the|your|a|an|user's|users'|their|his|her|ihr|ihre|ihren|dein|deine|deinen|der|die|das|votre|vos|ton|ta|le|la|les|l'|tu|su|sus|el|los|las|ваш|ваша|ваши|ваше|свой|свою|ваш\w*)\s+)?",
+    ])
+});
+
+/// The kind named by the start of a description (its first clause opens with the
+/// secret noun), with no about-word anywhere in that clause.
+fn classify_description(text: &str) -> Option<Kind> {
+    let folded = fold(text);
+    let sentence = folded
+        .split(['.', '\n', ';', ':', '(', ',', '\u{3002}'])
+        .next()
+        .unwrap_or("");
+    if tokens(sentence).iter().any(|t| ABOUT_WORDS.contains(t)) {
+        return None;
+    }
+    let body = LEADING_NOUN_PHRASE
+        .find(sentence)
+        .map_or(sentence, |m| &sentence[m.end()..]);
+    // The secret noun must open the phrase: within its first three words (CJK text,
+    // without spaces: its first twelve characters).
+    let cjk = body.chars().any(super::langs::is_cjk);
+    Kind::ALL.into_iter().find(|k| {
+        k.pattern().find(body).is_some_and(|m| {
+            let before = body[..m.start()].trim_start();
+            if cjk {
+                before.chars().count() <= 12
+            } else {
+                before.split_whitespace().count() <= 2
+            }
+        })
+    })
+}
+
+/// One parameter: where it is, what it is called, its schema (if any).
+struct Param<'a> {
+    path: String,
+    name: &'a str,
+    title: Option<&'a str>,
+    description: Option<&'a str>,
+    schema: Option<&'a Value>,
+}
+
+/// Deepest schema nesting looked at.
+const MAX_DEPTH: usize = 64;
+
+/// Collects every property below `schema` (at `path`).
+fn collect<'a>(schema: &'a Value, path: &str, depth: usize, out: &mut Vec<Param<'a>>) {
+    let Value::Object(map) = schema else {
+        if let Value::Array(items) = schema {
+            for (i, s) in items.iter().enumerate() {
+                collect(s, &pointer_push(path, &i.to_string()), depth + 1, out);
+            }
+        }
+        return;
+    };
+    if depth > MAX_DEPTH {
+        return;
+    }
+    for key in ["properties", "patternProperties"] {
+        if let Some(Value::Object(props)) = map.get(key) {
+            let base = pointer_push(path, key);
+            for (name, sub) in props {
+                let p = pointer_push(&base, name);
+                out.push(Param {
+                    path: p.clone(),
+                    name,
+                    title: sub.get("title").and_then(Value::as_str),
+                    description: sub.get("description").and_then(Value::as_str),
+                    schema: Some(sub),
+                });
+                collect(sub, &p, depth + 1, out);
+            }
+        }
+    }
+    for key in [
+        "items",
+        "additionalProperties",
+        "prefixItems",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "then",
+        "else",
+    ] {
+        if let Some(sub) = map.get(key) {
+            collect(sub, &pointer_push(path, key), depth + 1, out);
+        }
+    }
+    for key in ["$defs", "definitions"] {
+        if let Some(Value::Object(defs)) = map.get(key) {
+            let base = pointer_push(path, key);
+            for (name, sub) in defs {
+                collect(sub, &pointer_push(&base, name), depth + 1, out);
+            }
+        }
+    }
+}
+
+/// Whether a schema cannot hold a secret typed by the user: a boolean, a fixed value
+/// (`enum`, `const`), or an object with properties of its own (its members are looked
+/// at one by one).
+fn cannot_hold_secret(schema: &Value) -> bool {
+    let ty = schema.get("type");
+    let only = |t: &str| match ty {
+        Some(Value::String(s)) => s == t,
+        Some(Value::Array(a)) => !a.is_empty() && a.iter().all(|x| x.as_str() == Some(t)),
+        _ => false,
+    };
+    only("boolean")
+        || only("null")
+        || schema.get("enum").is_some()
+        || schema.get("const").is_some()
+        || (only("object") && schema.get("properties").is_some())
+}
+
+/// The kind of secret one parameter asks for, and what said so.
+fn classify(p: &Param<'_>) -> Option<(Kind, &'static str)> {
+    if p.schema.is_some_and(cannot_hold_secret) {
+        return None;
+    }
+    match classify_words(&as_words(p.name)) {
+        Ok(Some(k)) => return Some((k, "its name")),
+        Err(()) => return None,
+        Ok(None) => {}
+    }
+    if let Some(title) = p.title {
+        match classify_words(&as_words(title)) {
+            Ok(Some(k)) => return Some((k, "its title")),
+            Err(()) => return None,
+            Ok(None) => {}
+        }
+    }
+    if let Some(k) = p.description.and_then(classify_description) {
+        return Some((k, "its description"));
+    }
+    let schema = p.schema?;
+    if schema.get("format").and_then(Value::as_str) == Some("password") {
+        return Some((Kind::Password, "its \"format\": \"password\""));
+    }
+    if schema.get("writeOnly") == Some(&Value::Bool(true)) {
+        return Some((Kind::ApiToken, "its \"writeOnly\": true"));
+    }
+    None
+}
+
+/// The stated purpose of a tool or prompt: name and title as words, and the first
+/// sentence of the description (at most 300 bytes).
+fn purpose_text(descriptor: &Value) -> String {
+    let get = |k: &str| descriptor.get(k).and_then(Value::as_str).unwrap_or("");
+    let description = fold(get("description"));
+    let mut end = description
+        .find(['.', '\n', '\u{3002}'])
+        .unwrap_or(description.len())
+        .min(300);
+    while !description.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}\n{}\n{}",
+        as_words(get("name")),
+        as_words(get("title")),
+        &description[..end]
+    )
+}
+
+/// Codes of the instruction detector that make a secret parameter part of an attack.
+const ESCALATING: &[Code] = &[
+    Code::ExfiltrationSink,
+    Code::ToolShadowing,
+    Code::ConcealmentPhrase,
+    Code::CredentialAccess,
+];
+
+/// Appends `secret_parameter` findings for a tool's input schema or a prompt's arguments
+/// (`descriptor` at `path`); `earlier` are the findings already made on it (severity
+/// escalation, see the module docs).
+pub(crate) fn scan_secret_params(
+    kind: super::DescriptorKind,
+    descriptor: &Value,
+    path: &str,
+    findings: &mut Vec<Finding>,
+) {
+    let mut params = Vec::new();
+    match kind {
+        super::DescriptorKind::Tool => {
+            if let Some(schema) = descriptor.get("inputSchema") {
+                collect(schema, &pointer_push(path, "inputSchema"), 0, &mut params);
+            }
+        }
+        super::DescriptorKind::Prompt => {
+            let args = descriptor.get("arguments").and_then(Value::as_array);
+            for (i, arg) in args.into_iter().flatten().enumerate() {
+                if let Some(name) = arg.get("name").and_then(Value::as_str) {
+                    params.push(Param {
+                        path: pointer_push(&pointer_push(path, "arguments"), &i.to_string()),
+                        name,
+                        title: arg.get("title").and_then(Value::as_str),
+                        description: arg.get("description").and_then(Value::as_str),
+                        schema: None,
+                    });
+                }
+            }
+        }
+        _ => return,
+    }
+    let found: Vec<(&Param<'_>, Kind, &str)> = params
+        .iter()
+        .filter_map(|p| classify(p).map(|(k, why)| (p, k, why)))
+        .collect();
+    if found.is_empty() {
+        return;
+    }
+    let purpose = purpose_text(descriptor);
+    let attack = findings.iter().any(|f| ESCALATING.contains(&f.code));
+    let what = kind.noun();
+    for (p, k, why) in found {
+        let label = super::walk::field_label(path, &p.path, what);
+        let explained = k.purpose().is_match(&purpose);
+        let (severity, message) = match (attack, explained) {
+            (true, _) => (
+                Severity::High,
+                format!(
+                    "{label} asks for {} ({why}) while the {what} also routes data elsewhere, hides something or reads local secrets; do not use it.",
+                    k.noun()
+                ),
+            ),
+            (false, true) => (
+                Severity::Info,
+                format!(
+                    "{label} asks for {} ({why}); the {what}'s stated purpose needs one.",
+                    k.noun()
+                ),
+            ),
+            (false, false) => (
+                Severity::Warn,
+                format!(
+                    "{label} asks for {} ({why}), which the {what}'s stated purpose does not need; the model may fill it from the conversation or ask the user for it. Check why before using it.",
+                    k.noun()
+                ),
+            ),
+        };
+        findings.push(Finding::new(
+            Code::SecretParameter,
+            severity,
+            &p.path,
+            message,
+        ));
+    }
+}
+
+#[cfg(test)]
+#[path = "secret_params_tests.rs"]
+mod tests;
