@@ -5,11 +5,14 @@
 //! single imperative never flags. What flags is text that only makes sense addressed to
 //! the model: overrides ("ignore previous instructions"), concealment from the user,
 //! direct address ("note to the AI"), requests to send the conversation somewhere or to
-//! get a secret from the user, chat-template role markers, standing orders ("from now on,
-//! respond …"), and weaker signals (a role label such as `assistant:`, a tool call, a
-//! secret to read, a pseudo tag) only in combination. Instructions inside hidden HTML
-//! comments (`<!-- … -->`) or markdown comments (`[//]: # (…)`) flag on any model-directed
-//! signal, because nothing a human reader sees needs them.
+//! get a secret from the user, demands that the reader type a secret back into the chat
+//! ("reply with your password and API key"), chat-template role markers, standing
+//! orders ("from now on, respond …"), and weaker signals only in combination: a role
+//! label such as `assistant:`, a tool call, a secret to read, a pseudo tag, or a bare
+//! demand for a secret ("enter your GitHub token"), which is phishing behind a fake
+//! "session expired" frame or inside a tool error (`isError`). Instructions inside hidden
+//! HTML comments (`<!-- … -->`) or markdown comments (`[//]: # (…)`) flag on any
+//! model-directed signal, because nothing a human reader sees needs them.
 
 use super::phrases::{Sig, alternation};
 use super::signals::{Signals, analyze};

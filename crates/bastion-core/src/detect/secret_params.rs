@@ -42,6 +42,9 @@
 
 use super::fold::{fold, identifier_words};
 use super::phrases::alternation;
+use super::secret_words::{
+    ABOUT_WORDS, AMBIGUOUS_NAMES, AUTH_PURPOSE, SOMETHING_ELSE, noun_source, purpose_source,
+};
 use crate::finding::{Code, Finding, Severity, pointer_push};
 use regex::Regex;
 use serde_json::Value;
@@ -49,7 +52,7 @@ use std::sync::LazyLock;
 
 /// The kinds of secret a parameter can ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     Password,
     ApiToken,
     PrivateKey,
@@ -115,249 +118,6 @@ impl Kind {
         &PURPOSES[i]
     }
 }
-
-/// Secret nouns per kind, in folded form (non-ASCII in natural spelling).
-fn noun_source(kind: Kind) -> &'static [&'static str] {
-    match kind {
-        Kind::Password => &[
-            r"\b(?:passwords?|passwd|pwd|pass ?phrases?|passcodes?|pin(?: ?codes?| numbers?)?|pincodes?)\b",
-            r"\b(?:passwort|passworter|kennwort|kennworter|geheimzahl|mot de passe|mots de passe|mdp|contrasenas?|clave de acceso)\b",
-            r"(?:парол\w*|密码|密碼|口令|パスワード|暗証番号)",
-        ],
-        Kind::ApiToken => &[
-            r"\b(?:api ?keys?|api ?tokens?|api ?secrets?|access ?keys?|secret access keys?|secret ?keys?|access ?tokens?|auth ?tokens?|bearer(?: tokens?)?|refresh ?tokens?|session ?tokens?|id ?tokens?|token|secrets?|client ?secrets?|credentials?|creds|pat|personal access tokens?|jwt|authorization|auth ?headers?|session ?cookies?|webhook ?secrets?|signing ?secrets?)\b",
-            r"\b(?:api[ -]?schlussel|zugangsdaten|anmeldedaten|zugangstoken|jetons?(?: d'acces)?|cles? (?:d'|d )?api|cles? api|identifiants|claves? (?:de )?api|credenciales|token de acceso)\b",
-            r"(?:токен\w*|api-ключ\w*|ключ\w* api|учетн\w* данн\w*|令牌|密钥|密鑰|凭证|憑證|凭据|トークン|apiキー|api キー|認証情報|アクセスキー)",
-        ],
-        Kind::PrivateKey => &[
-            r"\b(?:private ?keys?|ssh ?keys?|ssh private keys?|signing ?keys?|gpg ?keys?|pgp ?keys?|secret key ?files?|keyfiles?|private ?key ?pem|id ?rsa|id ?ed ?25519|id ?ecdsa)\b",
-            r"\b(?:privater schlussel|private schlussel|privaten schlussel|cles? privees?|claves? privadas?)\b",
-            r"(?:закрыт\w* ключ\w*|приватн\w* ключ\w*|секретн\w* ключ\w*|私钥|私鑰|秘密鍵)",
-        ],
-        Kind::SeedPhrase => &[
-            r"\b(?:seed ?(?:phrases?|words?)|mnemonic(?: ?(?:phrases?|words?|seed))?|mnemonics|recovery ?(?:phrases?|words?|codes?|keys?|seed)|backup ?codes?|wallet ?seed|secret recovery phrase)\b",
-            r"\b(?:wiederherstellungsphrase|phrase de recuperation|phrase secrete|frase (?:semilla|de recuperacion))\b",
-            r"(?:сид-?фраз\w*|мнемони\w*|фраз\w* восстановлени\w*|助记词|助記詞|シードフレーズ|リカバリーフレーズ)",
-        ],
-        Kind::OneTimeCode => &[
-            r"\b(?:otp|totp|hotp|(?:2fa|mfa)(?: ?codes?| ?tokens?)?|one ?time ?(?:codes?|passwords?|pins?|passcodes?)|verification ?codes?|auth(?:entication)? ?codes?|security ?codes?|sms ?codes?|two ?factor ?(?:codes?|tokens?))\b",
-            r"\b(?:bestatigungscode|verifizierungscode|einmalcode|einmalpasswort|code de (?:verification|securite|confirmation)|codigo de (?:verificacion|seguridad|confirmacion))\b",
-            r"(?:код\w* подтверждени\w*|одноразов\w* (?:код|парол)\w*|验证码|驗證碼|認証コード|確認コード|ワンタイムパスワード)",
-        ],
-        Kind::PaymentCard => &[
-            r"\b(?:card ?numbers?|credit ?cards?(?: ?numbers?)?|debit ?cards?(?: ?numbers?)?|cc ?(?:numbers?|num)|ccn|cvv2?|cvc2?|card ?(?:security|verification) ?(?:codes?|values?)|card ?expiry)\b",
-            r"\b(?:kreditkartennummer|kreditkarte|kartennummer|pruefnummer|numero de (?:la )?carte|carte bancaire|carte de credit|numero de (?:la )?tarjeta|tarjeta de credito)\b",
-            r"(?:номер\w* карт\w*|кредитн\w* карт\w*|卡号|卡號|信用卡|カード番号|クレジットカード|セキュリティコード)",
-        ],
-        Kind::BankCredential => &[
-            r"\b(?:bank(?:ing)? ?(?:passwords?|pins?|logins?|credentials?|usernames?)|online ?banking(?: ?(?:passwords?|pins?|logins?))?|netbanking)\b",
-            r"\b(?:onlinebanking|bankzugangsdaten|identifiants bancaires|credenciales bancarias|clave bancaria)\b",
-            r"(?:банковск\w* (?:парол|данн)\w*|网银密码|ネットバンキング)",
-        ],
-        Kind::GovernmentId => &[
-            r"\b(?:ssn|social ?security(?: ?numbers?)?|national ?(?:id|identity|insurance)(?: ?(?:numbers?|no|card numbers?))?|passport ?(?:numbers?|no|nr|num|id)|drivers? ?licen[cs]e(?: ?numbers?)?|driving ?licen[cs]e ?numbers?|tax ?(?:id|identification) ?(?:numbers?)?|tax ?id|itin|aadhaar|id ?card ?numbers?)\b",
-            r"\b(?:personalausweis\w*|ausweisnummer|reisepassnummer|steuer ?id|steueridentifikationsnummer|sozialversicherungsnummer|numero de (?:securite sociale|passeport)|numero de pasaporte|dni|nif|numero de seguro social)\b",
-            r"(?:снилс|паспорт\w*|身份证\w*|身份證\w*|护照号\w*|護照號\w*|マイナンバー|パスポート番号|個人番号)",
-        ],
-    }
-}
-
-/// Purposes that explain any credential: logging in, managing credentials.
-const AUTH_PURPOSE: &[&str] = &[
-    r"\b(?:log ?ins?|log ?on|logon|sign ?in|signin|sign ?up|signup|authenticat\w*|auth|oauth\w*|sso|saml|ldap|register|registration|credentials?|creds|vault|keychain|keyring|keystore|password ?manager|secrets? ?manager|1password|bitwarden|lastpass|keepass)\b",
-    r"\b(?:anmeld\w*|einlogg\w*|connexion|authentifi\w*|iniciar sesion|inicio de sesion|autentica\w*)\b",
-    r"(?:войти|вход\w*|авториз\w*|аутентифик\w*|登录|登錄|登入|认证|認証|ログイン|サインイン)",
-];
-
-/// What else explains each kind.
-fn purpose_source(kind: Kind) -> &'static [&'static str] {
-    match kind {
-        Kind::Password => &[
-            r"\b(?:passwords?|passphrases?|passcodes?|pin|connect\w*|database|db|sql|mysql|postgres\w*|mongo\w*|redis|smtp|imap|pop3|ftp|sftp|ssh|rdp|vnc|vpn|wi-?fi|router|unlock\w*|decrypt\w*|encrypt\w*|zip|archive|user ?accounts?|create ?users?|add ?users?|accounts?)\b",
-            r"\b(?:passwort\w*|kennwort\w*|verbind\w*|datenbank|mot de passe|base de donnees|contrasena\w*|base de datos|conectar\w*)\b",
-            r"(?:парол\w*|密码|密碼|パスワード|подключ\w*|базы данных)",
-        ],
-        Kind::ApiToken => &[
-            r"\b(?:api ?keys?|tokens?|secrets?|credentials?|keys?|connect\w*|configur\w*|settings|set ?up|setup|integrations?|webhooks?|rotat\w*|revok\w*|regenerat\w*|provider)\b",
-            r"\b(?:schlussel|jetons?|cles?|claves?|configur\w*|einstellungen|parametres)\b",
-            r"(?:токен\w*|ключ\w*|令牌|密钥|トークン|キー|настро\w*|设置|設定)",
-        ],
-        Kind::PrivateKey => &[
-            r"\b(?:ssh|sign\w*|keys?|key ?pairs?|keypairs?|gpg|pgp|encrypt\w*|decrypt\w*|certificates?|certs?|tls|ssl|deploy ?keys?|wallets?|connect\w*|remote|servers?|hosts?)\b",
-            r"\b(?:schlussel\w*|signier\w*|verschlussel\w*|cles?|signer|chiffr\w*|claves?|firma\w*|cifra\w*)\b",
-            r"(?:ключ\w*|подпис\w*|шифр\w*|密钥|签名|署名|暗号)",
-        ],
-        Kind::SeedPhrase => &[
-            r"\b(?:wallets?|crypto\w*|restor\w*|recover\w*|import\w*|bitcoin|ethereum|metamask|ledger|seed|mnemonic|backup)\b",
-            r"\b(?:brieftasche|portefeuille|billetera|cartera|wiederherstell\w*|restaur\w*|recupera\w*)\b",
-            r"(?:кошел\w*|восстанов\w*|钱包|錢包|ウォレット|復元)",
-        ],
-        Kind::OneTimeCode => &[
-            r"\b(?:verif\w*|confirm\w*|2fa|mfa|otp|totp|two ?factor|2 ?step|two ?step|codes?)\b",
-            r"\b(?:bestatig\w*|verifizier\w*|verifi\w*|confirm\w*)\b",
-            r"(?:подтвер\w*|验证|驗證|確認|認証コード)",
-        ],
-        Kind::PaymentCard => &[
-            r"\b(?:pay\w*|checkout|charg\w*|purchas\w*|billing|bills?|orders?|buy\w*|subscri\w*|donat\w*|cards?|stripe|invoic\w*|refund\w*|wallet)\b",
-            r"\b(?:bezahl\w*|zahlung\w*|kauf\w*|bestell\w*|paiement|payer|achat|commande|pago|pagar|compra\w*|suscrip\w*)\b",
-            r"(?:оплат\w*|(?:платеж|платёж)\w*|покуп\w*|支付|付款|购买|購買|決済|支払|購入)",
-        ],
-        Kind::BankCredential => &[
-            r"\b(?:bank\w*|transfers?|wire|payments?|sepa|ach|accounts? ?aggregat\w*|plaid|finance\w*|financial)\b",
-            r"\b(?:uberweisung\w*|virement\w*|transferencia\w*|banque|banco)\b",
-            r"(?:банк\w*|перевод\w*|银行|銀行|振込)",
-        ],
-        Kind::GovernmentId => &[
-            r"\b(?:kyc|identity|identities|tax\w*|passports?|visas?|immigration|onboard\w*|background ?checks?|payroll|employees?|hiring|hire|customs|travel\w*|bookings?|book|flights?|hotels?|insurance|benefits?|verify ?identity|compliance)\b",
-            r"\b(?:identitat|steuer\w*|reise\w*|identite|impots?|voyage\w*|identidad|impuesto\w*|viaje\w*|reserva\w*)\b",
-            r"(?:личност\w*|налог\w*|паспорт\w*|身份|本人確認|税|旅行|予約)",
-        ],
-    }
-}
-
-/// Words next to a secret word that make the value something *about* the secret.
-const ABOUT_WORDS: &[&str] = &[
-    "max",
-    "maximum",
-    "min",
-    "minimum",
-    "count",
-    "counts",
-    "length",
-    "len",
-    "limit",
-    "limits",
-    "num",
-    "size",
-    "budget",
-    "usage",
-    "used",
-    "policy",
-    "policies",
-    "reminder",
-    "reminders",
-    "date",
-    "time",
-    "timestamp",
-    "expiry",
-    "expires",
-    "expiration",
-    "expired",
-    "ttl",
-    "age",
-    "url",
-    "uri",
-    "link",
-    "fingerprint",
-    "fingerprints",
-    "public",
-    "pub",
-    "name",
-    "names",
-    "id",
-    "ids",
-    "type",
-    "types",
-    "method",
-    "methods",
-    "format",
-    "hint",
-    "hints",
-    "strength",
-    "rule",
-    "rules",
-    "requirement",
-    "requirements",
-    "enabled",
-    "enable",
-    "disabled",
-    "required",
-    "reset",
-    "changed",
-    "last",
-    "hash",
-    "hashed",
-    "salt",
-    "path",
-    "paths",
-    "file",
-    "dir",
-    "exists",
-    "present",
-    "provided",
-    "field",
-    "fields",
-    "label",
-    "title",
-    "description",
-    "prompt",
-    "input",
-    "output",
-    "completion",
-    "completions",
-    "page",
-    "next",
-    "cursor",
-    "continuation",
-    "sync",
-    "csrf",
-    "xsrf",
-    "estimate",
-    "total",
-    "per",
-    "rate",
-    "location",
-    "env",
-    "environment",
-    "var",
-    "variable",
-    "help",
-    "example",
-    "placeholder",
-    "mask",
-    "masked",
-    "redacted",
-    "status",
-    "state",
-    "mode",
-    "source",
-    "store",
-    "manager",
-    "photo",
-    "photos",
-    "image",
-    "images",
-    "scan",
-    "picture",
-    "upload",
-    "country",
-    "issuer",
-    "brand",
-    "last4",
-    "tokenizer",
-    "generator",
-    "length",
-    "complexity",
-    "score",
-    "version",
-    "index",
-    "offset",
-    "position",
-    "ref",
-    "reference",
-    "alias",
-    "rotation",
-    "interval",
-    "scope",
-    "scopes",
-    "audience",
-    "endpoint",
-    "header",
-    "algorithm",
-    "algo",
-    "bits",
-    "strategy",
-];
 
 /// Tokens of a folded word string.
 fn tokens(words: &str) -> Vec<&str> {
@@ -516,12 +276,31 @@ fn cannot_hold_secret(schema: &Value) -> bool {
         || (only("object") && schema.get("properties").is_some())
 }
 
+/// Whether the field's title or the first clause of its description names something
+/// other than a secret (see [`SOMETHING_ELSE`]).
+fn names_something_else(p: &Param<'_>) -> bool {
+    [p.title, p.description].into_iter().flatten().any(|t| {
+        let folded = fold(t);
+        let clause = folded
+            .split(['.', '\n', ';', ':', '(', ',', '\u{3002}'])
+            .next()
+            .unwrap_or("");
+        tokens(clause).iter().any(|w| SOMETHING_ELSE.contains(w))
+    })
+}
+
 /// The kind of secret one parameter asks for, and what said so.
 fn classify(p: &Param<'_>) -> Option<(Kind, &'static str)> {
     if p.schema.is_some_and(cannot_hold_secret) {
         return None;
     }
-    match classify_words(&as_words(p.name)) {
+    let name = as_words(p.name);
+    match classify_words(&name) {
+        // A bare `token` or `pin` may be a crypto token or a map pin: the field's own
+        // title or description settles it ("token symbol, e.g. ETH").
+        Ok(Some(_)) if AMBIGUOUS_NAMES.contains(&name.trim()) && names_something_else(p) => {
+            return None;
+        }
         Ok(Some(k)) => return Some((k, "its name")),
         Err(()) => return None,
         Ok(None) => {}

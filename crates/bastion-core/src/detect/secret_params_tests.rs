@@ -133,6 +133,29 @@ fn look_alike_names_stay_silent() {
         .is_empty()
     );
     assert!(one_prop("password", &json!({"type": "boolean"})).is_empty());
+    // A bare `token` that the field itself says is a crypto token, a `pin` on a map.
+    assert!(
+        one_prop(
+            "token",
+            &json!({"type": "string", "description": "Token symbol, e.g. ETH"})
+        )
+        .is_empty()
+    );
+    assert!(
+        one_prop(
+            "pin",
+            &json!({"type": "string", "title": "Map marker label"})
+        )
+        .is_empty()
+    );
+    assert_eq!(
+        one_prop(
+            "token",
+            &json!({"type": "string", "description": "Access token with repo scope"})
+        )
+        .len(),
+        1
+    );
     assert!(one_prop("token", &json!({"const": "x"})).is_empty());
 }
 
