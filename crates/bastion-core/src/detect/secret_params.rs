@@ -131,7 +131,16 @@ fn tokens(words: &str) -> Vec<&str> {
 /// outside the secret noun makes it about the secret (see [`ABOUT_WORDS`]). `Err(())`
 /// when an about-word is present (so opaque-name fallbacks are skipped too).
 fn classify_words(words: &str) -> Result<Option<Kind>, ()> {
-    for kind in Kind::ALL {
+    // One pass over every kind's nouns first: most names name no secret.
+    static ANY: LazyLock<Regex> = LazyLock::new(|| {
+        let all: Vec<&str> = Kind::ALL
+            .iter()
+            .flat_map(|k| noun_source(*k).iter().copied())
+            .collect();
+        alternation(&all)
+    });
+    let kinds: &[Kind] = if ANY.is_match(words) { &Kind::ALL } else { &[] };
+    for &kind in kinds {
         let mut about = false;
         let mut found = false;
         for m in kind.pattern().find_iter(words) {
@@ -183,13 +192,43 @@ fn classify_description(text: &str) -> Option<Kind> {
     Kind::ALL.into_iter().find(|k| {
         k.pattern().find(body).is_some_and(|m| {
             let before = body[..m.start()].trim_start();
-            if cjk {
+            let opens = if cjk {
                 before.chars().count() <= 12
             } else {
                 before.split_whitespace().count() <= 2
-            }
+            };
+            opens && !used_as_modifier(m.as_str(), &body[m.end()..])
         })
     })
+}
+
+/// Whether a one-word secret noun in a description modifies the noun after it ("secret
+/// message to encrypt", "token symbol", "pin color") instead of being the value.
+fn used_as_modifier(noun: &str, rest: &str) -> bool {
+    if !AMBIGUOUS_NAMES.contains(&noun.trim()) {
+        return false;
+    }
+    let next = tokens(rest).first().copied().unwrap_or("");
+    !matches!(
+        next,
+        "" | "for"
+            | "of"
+            | "used"
+            | "to"
+            | "that"
+            | "which"
+            | "from"
+            | "with"
+            | "issued"
+            | "generated"
+            | "provided"
+            | "given"
+            | "obtained"
+            | "you"
+            | "your"
+            | "is"
+            | "must"
+    )
 }
 
 /// One parameter: where it is, what it is called, its schema (if any).

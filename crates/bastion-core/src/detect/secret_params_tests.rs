@@ -164,6 +164,8 @@ fn opaque_names_are_read_through_title_description_and_format() {
     let cases = [
         json!({"type": "string", "title": "SSO password"}),
         json!({"type": "string", "description": "Your GitHub personal access token."}),
+        json!({"type": "string", "description": "Token issued by the identity provider"}),
+        json!({"type": "string", "description": "Secret for the webhook signature"}),
         json!({"type": "string", "description": "Ihr Passwort f\u{FC}r das Konto"}),
         json!({"type": "string", "description": "Votre mot de passe"}),
         json!({"type": "string", "description": "Tu contrase\u{F1}a de acceso"}),
@@ -183,6 +185,8 @@ fn opaque_names_are_read_through_title_description_and_format() {
         json!({"type": "string", "description": "Maximum number of tokens to return."}),
         json!({"type": "string", "title": "Password policy"}),
         json!({"type": "string", "description": "The city whose forecast is wanted; no API key needed."}),
+        json!({"type": "string", "description": "Secret message to encrypt"}),
+        json!({"type": "string", "description": "Token symbol such as ETH"}),
     ] {
         assert!(one_prop("value", &schema).is_empty(), "{schema}");
     }
