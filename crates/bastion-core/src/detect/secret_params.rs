@@ -127,10 +127,20 @@ fn tokens(words: &str) -> Vec<&str> {
         .collect()
 }
 
-/// The kind a piece of folded words names (a property name, a title), unless a word
-/// outside the secret noun makes it about the secret (see [`ABOUT_WORDS`]). `Err(())`
-/// when an about-word is present (so opaque-name fallbacks are skipped too).
-fn classify_words(words: &str) -> Result<Option<Kind>, ()> {
+/// What a name or title says about its value.
+enum Named {
+    /// The value is this kind of secret.
+    Secret(Kind),
+    /// The value is *about* a secret or something else (an about-word is present), so
+    /// the opaque-name fallbacks are skipped too.
+    About,
+    /// Nothing either way.
+    Nothing,
+}
+
+/// What a piece of folded words (a property name, a title) names: a secret, unless a
+/// word outside the secret noun makes it about the secret (see [`ABOUT_WORDS`]).
+fn classify_words(words: &str) -> Named {
     // One pass over every kind's nouns first: most names name no secret.
     static ANY: LazyLock<Regex> = LazyLock::new(|| {
         let all: Vec<&str> = Kind::ALL
@@ -151,13 +161,17 @@ fn classify_words(words: &str) -> Result<Option<Kind>, ()> {
             }
         }
         if found {
-            return if about { Err(()) } else { Ok(Some(kind)) };
+            return if about {
+                Named::About
+            } else {
+                Named::Secret(kind)
+            };
         }
     }
     if tokens(words).iter().any(|t| ABOUT_WORDS.contains(t)) {
-        return Err(());
+        return Named::About;
     }
-    Ok(None)
+    Named::Nothing
 }
 
 /// An identifier or short label as folded words (`sshPrivateKey` → `ssh private key`).
@@ -337,18 +351,18 @@ fn classify(p: &Param<'_>) -> Option<(Kind, &'static str)> {
     match classify_words(&name) {
         // A bare `token` or `pin` may be a crypto token or a map pin: the field's own
         // title or description settles it ("token symbol, e.g. ETH").
-        Ok(Some(_)) if AMBIGUOUS_NAMES.contains(&name.trim()) && names_something_else(p) => {
+        Named::Secret(_) if AMBIGUOUS_NAMES.contains(&name.trim()) && names_something_else(p) => {
             return None;
         }
-        Ok(Some(k)) => return Some((k, "its name")),
-        Err(()) => return None,
-        Ok(None) => {}
+        Named::Secret(k) => return Some((k, "its name")),
+        Named::About => return None,
+        Named::Nothing => {}
     }
     if let Some(title) = p.title {
         match classify_words(&as_words(title)) {
-            Ok(Some(k)) => return Some((k, "its title")),
-            Err(()) => return None,
-            Ok(None) => {}
+            Named::Secret(k) => return Some((k, "its title")),
+            Named::About => return None,
+            Named::Nothing => {}
         }
     }
     if let Some(k) = p.description.and_then(classify_description) {
