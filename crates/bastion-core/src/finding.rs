@@ -190,6 +190,10 @@ finding_codes! {
     OversizeDescriptor => "oversize_descriptor", "a descriptor string or schema exceeds configured size limits";
     /// Reserved _meta prefix.
     ReservedMetaPrefix => "reserved_meta_prefix", "a _meta key forges a reserved modelcontextprotocol/mcp prefix";
+    /// A parameter asks for a secret the tool's purpose does not need.
+    SecretParameter => "secret_parameter", "a tool or prompt parameter asks for a secret (password, API key or token, private key, seed phrase, one-time code, card, bank credential, government id) that the tool's stated purpose does not need";
+    /// A tool name equals or imitates another wrapped server's tool.
+    ToolNameCollision => "tool_name_collision", "a tool name equals, or is a case or confusable look-alike of, a tool name of another wrapped server";
     /// Sanitized HTML.
     HtmlSanitized => "html_sanitized", "active HTML (scripts, event handlers, frames, forms) was removed";
     /// External image in markdown.

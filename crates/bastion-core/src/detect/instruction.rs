@@ -51,6 +51,7 @@ const INSTRUCTION_SIGS: &[Sig] = &[
     Sig::RunCommand,
     Sig::ToolCall,
     Sig::CredRequest,
+    Sig::CredDemand,
     Sig::ShadowWeak,
 ];
 

@@ -317,7 +317,12 @@ pub(crate) fn find_sink(sentence: &str) -> Option<String> {
     if let Some(target) = address_target(sentence) {
         return Some(format!("to {target}"));
     }
-    if let Some(m) = PARAM_SINK.find(sentence) {
+    // "in the environment variable FOO" keeps a secret where it belongs: no sink.
+    if let Some(m) = PARAM_SINK.find_iter(sentence).find(|m| {
+        !m.as_str()
+            .split_whitespace()
+            .any(|w| matches!(w, "environment" | "env" | "shell" | "system"))
+    }) {
         return Some(clip(m.as_str(), 60));
     }
     ENCODING_SINK

@@ -65,6 +65,14 @@ pub(crate) enum Sig {
     /// described tool ("before calling this tool, call `list_indexes` to get the name"):
     /// documentation, recorded instead of those signals in descriptor text.
     Prerequisite,
+    /// A demand that the reader type a secret back into the chat ("reply with your
+    /// password", "paste your API key here"): [`super::cred_demand`].
+    CredDemand,
+    /// A demand for the reader's secret with no channel named ("enter your GitHub
+    /// token"): phishing only with a fake system or error frame.
+    CredDemandWeak,
+    /// Fake system or error framing ("session expired", "re-authenticate").
+    AuthFrame,
 }
 
 /// Builds one case-sensitive regex from alternatives, written in folded form (non-ASCII

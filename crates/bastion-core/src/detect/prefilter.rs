@@ -92,8 +92,12 @@ pub(crate) mod family {
     pub(crate) const PAIR: u64 = 1 << 14;
     /// References to other tools with an action that changes their use (`shadowing`).
     pub(crate) const SHADOW: u64 = 1 << 15;
+    /// `cred_demand::DEMAND` (bit above the anchor groups).
+    pub(crate) const CRED_DEMAND: u64 = 1 << 40;
+    /// `cred_demand::FRAME`.
+    pub(crate) const AUTH_FRAME: u64 = 1 << 41;
     /// Every family: the full path.
-    pub(crate) const ALL: u64 = (1 << 16) - 1;
+    pub(crate) const ALL: u64 = ((1 << 16) - 1) | CRED_DEMAND | AUTH_FRAME;
 }
 
 /// Anchor groups that only count together with another one (bit flags above the
@@ -137,6 +141,10 @@ pub(super) mod group {
     pub(crate) const DE_USER: u64 = 1 << 33;
     /// A German negation (`nicht`, `nichts`, `niemals`).
     pub(crate) const DE_NEG: u64 = 1 << 34;
+    /// A demand verb of `cred_demand` (`reply`, `enter`, `gib`…).
+    pub(crate) const DEMAND_VERB: u64 = 1 << 35;
+    /// A secret noun of `cred_demand`.
+    pub(crate) const DEMAND_NOUN: u64 = 1 << 36;
 }
 
 use family as F;
@@ -161,6 +169,10 @@ pub(crate) fn families(mask: u64) -> u64 {
     );
     add(F::OVERRIDE, has(OVERRIDE_VERB) && has(OVERRIDE_NOUN));
     add(F::CRED_REQUEST, has(USER_FOR) && has(SECRET_NOUN));
+    add(
+        F::CRED_DEMAND,
+        has(group::DEMAND_VERB) && has(group::DEMAND_NOUN),
+    );
     add(F::TOOL_CALL, has(TOOL) && has(CALL_VERB));
     add(F::RUN_COMMAND, has(COMMAND) && has(RUN_VERB));
     add(
@@ -1177,6 +1189,7 @@ fn table() -> Vec<(String, Bound, u64)> {
     phrases(&mut t);
     objects(&mut t);
     super::langs::anchors(&mut t);
+    super::cred_demand::anchors(&mut t);
     // One pattern per (text, boundary), groups merged.
     let mut merged: Vec<(String, Bound, u64)> = Vec::with_capacity(t.anchors.len());
     for (text, bound, g) in t.anchors {

@@ -125,6 +125,14 @@ fn patterns() -> Vec<(&'static str, &'static Regex, Need)> {
         ("READ_VERB", &phrases::READ_VERB, Group(VERB)),
         ("TRANSFER_VERB", &phrases::TRANSFER_VERB, Group(VERB)),
     ];
+    for re in super::super::cred_demand::patterns() {
+        let need = if std::ptr::eq(re, super::super::cred_demand::patterns()[7]) {
+            Family(F::AUTH_FRAME)
+        } else {
+            Family(F::CRED_DEMAND)
+        };
+        v.push(("CRED_DEMAND", re, need));
+    }
     for (name, re) in objects::patterns() {
         let need = match name {
             "IDENT" => SecretIdent,

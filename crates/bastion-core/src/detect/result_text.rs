@@ -5,11 +5,14 @@
 //! single imperative never flags. What flags is text that only makes sense addressed to
 //! the model: overrides ("ignore previous instructions"), concealment from the user,
 //! direct address ("note to the AI"), requests to send the conversation somewhere or to
-//! get a secret from the user, chat-template role markers, standing orders ("from now on,
-//! respond …"), and weaker signals (a role label such as `assistant:`, a tool call, a
-//! secret to read, a pseudo tag) only in combination. Instructions inside hidden HTML
-//! comments (`<!-- … -->`) or markdown comments (`[//]: # (…)`) flag on any model-directed
-//! signal, because nothing a human reader sees needs them.
+//! get a secret from the user, demands that the reader type a secret back into the chat
+//! ("reply with your password and API key"), chat-template role markers, standing
+//! orders ("from now on, respond …"), and weaker signals only in combination: a role
+//! label such as `assistant:`, a tool call, a secret to read, a pseudo tag, or a bare
+//! demand for a secret ("enter your GitHub token"), which is phishing behind a fake
+//! "session expired" frame or inside a tool error (`isError`). Instructions inside hidden
+//! HTML comments (`<!-- … -->`) or markdown comments (`[//]: # (…)`) flag on any
+//! model-directed signal, because nothing a human reader sees needs them.
 
 use super::phrases::{Sig, alternation};
 use super::signals::{Signals, analyze};
@@ -61,12 +64,28 @@ const ALONE: &[(Sig, &str)] = &[
         Sig::Shadow,
         "tells the model to change how other tools are used",
     ),
+    (
+        Sig::CredDemand,
+        "demands that a secret be typed back into the chat",
+    ),
 ];
 
 /// Signals that flag only with one of the listed companions. Companions are chosen so
 /// that documentation prose ("you must copy your credentials file", "the model should be
 /// trained before running") does not combine into a finding.
 const COMBINED: &[(Sig, &[Sig], &str)] = &[
+    (
+        Sig::CredDemandWeak,
+        &[
+            Sig::AuthFrame,
+            Sig::RolePrefix,
+            Sig::AddressThird,
+            Sig::PseudoTag,
+            Sig::ChatRole,
+            Sig::ConcealWeak,
+        ],
+        "fakes a system or error message that demands a secret",
+    ),
     (
         Sig::CredStrong,
         &[
@@ -149,10 +168,20 @@ const HIDDEN: &[Sig] = &[
     Sig::CredRequest,
     Sig::RunCommand,
     Sig::Shadow,
+    Sig::CredDemand,
+    Sig::CredDemandWeak,
 ];
 
-fn reasons(s: &Signals) -> Vec<String> {
+/// Why the text flags. In a tool error (`is_error`) a demand for a secret needs no other
+/// sign: the error itself is the frame.
+fn reasons(s: &Signals, is_error: bool) -> Vec<String> {
     let mut out = Vec::new();
+    if is_error
+        && let Some(ev) = s.evidence(Sig::CredDemandWeak)
+        && !s.has(Sig::AuthFrame)
+    {
+        out.push(format!("is a tool error that demands a secret (\"{ev}\")"));
+    }
     for &(sig, what) in ALONE {
         if let Some(ev) = s.evidence(sig) {
             out.push(format!("{what} (\"{ev}\")"));
@@ -182,9 +211,10 @@ fn excerpt(s: &str) -> String {
     out
 }
 
-/// Scans result text found at `path`; at most one finding.
-pub(crate) fn scan(text: &str, path: &str) -> Vec<Finding> {
-    let mut why = reasons(&analyze(text, None));
+/// Scans result text found at `path` (inside an `isError` result when `is_error`); at
+/// most one finding.
+pub(crate) fn scan(text: &str, path: &str, is_error: bool) -> Vec<Finding> {
+    let mut why = reasons(&analyze(text, None), is_error);
     let may_hide = COMMENT_OPENERS
         .iter()
         .any(|f| f.find(text.as_bytes()).is_some());

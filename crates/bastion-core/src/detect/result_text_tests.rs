@@ -3,7 +3,7 @@
 use super::*;
 
 fn flagged(text: &str) -> Option<Finding> {
-    let mut f = scan(text, "/content/0/text");
+    let mut f = scan(text, "/content/0/text", false);
     assert!(f.len() <= 1);
     f.pop()
 }

@@ -106,7 +106,7 @@ static CAPABILITY_PHRASE: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Whether the verb starting at `at` in `sentence` is negated or a capability statement.
-fn verb_is_cancelled(sentence: &str, at: usize) -> bool {
+pub(crate) fn verb_is_cancelled(sentence: &str, at: usize) -> bool {
     // Six words back is all that matters; a bounded window keeps long texts linear.
     let before = &sentence[floor_boundary(sentence, at.saturating_sub(WINDOW_BYTES))..at];
     if CAPABILITY_PHRASE.is_match(before) {
@@ -336,6 +336,12 @@ fn analyze_sentence(s: &str, own: Option<&str>, families: u64, mode: Mode, out: 
     }
     if families & F::SHADOW != 0 {
         shadowing(s, own, out);
+    }
+    if families & F::CRED_DEMAND != 0 {
+        super::cred_demand::demand(s, out);
+    }
+    if families & F::AUTH_FRAME != 0 {
+        super::cred_demand::frame(s, out);
     }
 }
 

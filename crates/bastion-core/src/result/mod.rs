@@ -122,6 +122,7 @@ pub fn inspect_result(method: &str, result: &Value, opts: &ResultOptions) -> Res
         edits: Vec::new(),
         findings: Vec::new(),
         removed: 0,
+        is_error: is_error(result),
     };
     walk_result(&mut walk, method, result);
     let Walk {
@@ -154,6 +155,11 @@ pub fn inspect_result(method: &str, result: &Value, opts: &ResultOptions) -> Res
 }
 
 /// Visits every text field of a `method` result with `walk`.
+/// Whether a result is a tool error (`isError: true`).
+fn is_error(result: &Value) -> bool {
+    result.get("isError") == Some(&Value::Bool(true))
+}
+
 fn walk_result(walk: &mut Walk<'_>, method: &str, result: &Value) {
     match method {
         "tools/call" => {
@@ -209,6 +215,7 @@ pub fn injection_findings(method: &str, result: &Value, opts: &ResultOptions) ->
         edits: Vec::new(),
         findings: Vec::new(),
         removed: 0,
+        is_error: is_error(result),
     };
     walk_result(&mut walk, method, result);
     walk.findings

@@ -3,7 +3,7 @@
 //! and findings for [`super::inspect_result`].
 
 use super::{BINARY_REFUSED, ResultOptions, binary, links};
-use crate::detect::scan_result_text;
+use crate::detect::scan_result_text_in;
 use crate::finding::{Code, Finding, Severity, pointer_push};
 use crate::sanitize::{sanitize_markup, sanitize_text};
 use base64::Engine as _;
@@ -19,6 +19,8 @@ pub(super) struct Walk<'o> {
     pub(super) edits: Vec<(String, Value)>,
     pub(super) findings: Vec<Finding>,
     pub(super) removed: usize,
+    /// The result is a tool error (`isError: true`).
+    pub(super) is_error: bool,
 }
 
 impl Walk<'_> {
@@ -31,7 +33,7 @@ impl Walk<'_> {
 
     /// The instruction detector, with the policy's severity.
     fn scan(&mut self, text: &str, path: &str) {
-        let mut found = scan_result_text(text, path);
+        let mut found = scan_result_text_in(text, path, self.is_error);
         if self.opts.content.injection_blocks() {
             for f in &mut found {
                 f.severity = f.severity.max(Severity::High);
