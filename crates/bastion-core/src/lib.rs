@@ -27,6 +27,7 @@ pub mod sanitize;
 pub mod schema;
 pub mod unicode;
 pub mod uri;
+pub mod url_gate;
 
 pub use finding::{Code, Finding, Report, Severity, Verdict};
 pub use limits::Limits;
