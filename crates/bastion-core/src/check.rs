@@ -6,6 +6,7 @@
 //! | `message` | `{"raw": "<wire text>"}`, `{"raw_hex": "<bytes in hex>"}` or `{"generate": {"template", "fill_char", "fill_bytes"}}`, optional `"direction": "host_to_server" \| "server_to_host"` (default host → server) and `"method"` (the request a response answers) |
 //! | `descriptor` | `{"kind": "tool" \| "prompt" \| "resource" \| "resource_template" \| "server_instructions", "descriptor": {...}}` |
 //! | `url` | `{"context", "url", "dns_answers_in_order"?, "redirect_chain"?, "policy"?}`, `{"context": "as_metadata", "issuer_identifier", "metadata_url", "metadata"}` or `{"context": "authorization_response", "expected_issuer", "callback_query", "iss_required"?}` ([`crate::url_gate::check_url`]) |
+//! | `elicitation` | a whole `elicitation/create` request (form or url mode) ([`crate::elicit::check_elicitation`]) |
 //! | `result` | a `tools/call` result (`content`, ...), a `resources/read` result (`contents`) or a `prompts/get` result (`messages`); or `{"outputSchema": {...}, "result": {...}, "era"?: "legacy" \| "stateless" \| "<protocol version>"}` (default legacy): the result is inspected and its `structuredContent` validated ([`crate::schema::check_structured`]); schema findings have paths under `/outputSchema`, result findings paths relative to the result |
 
 use crate::detect::{DescriptorKind, scan_descriptor};
@@ -32,6 +33,8 @@ pub enum CheckKind {
     /// One URL (with simulated DNS answers and redirects) or an OAuth issuer check
     /// ([`crate::url_gate::check_url`]).
     Url,
+    /// A whole `elicitation/create` request ([`crate::elicit::check_elicitation`]).
+    Elicitation,
 }
 
 impl CheckKind {
@@ -46,6 +49,7 @@ impl CheckKind {
             "result" => Ok(Self::Result),
             "drift" => Ok(Self::Drift),
             "url" => Ok(Self::Url),
+            "elicitation" => Ok(Self::Elicitation),
             other => Err(CheckError::UnknownKind(other.to_owned())),
         }
     }
@@ -56,7 +60,9 @@ impl CheckKind {
 #[non_exhaustive]
 pub enum CheckError {
     /// Unknown kind name.
-    #[error("unknown check kind `{0}`; expected one of: message, descriptor, result, drift, url")]
+    #[error(
+        "unknown check kind `{0}`; expected one of: message, descriptor, result, drift, url, elicitation"
+    )]
     UnknownKind(String),
     /// The input does not have the shape the kind needs.
     #[error("input for `check {kind}` is malformed: {detail}")]
@@ -93,6 +99,12 @@ pub fn run(kind: CheckKind, input: &Value, limits: &Limits) -> Result<Report, Ch
             crate::pins::check_drift(input).map_err(|e| bad("drift", e.to_string()))
         }
         CheckKind::Url => crate::url_gate::check_url(input).map_err(|e| bad("url", e.to_string())),
+        CheckKind::Elicitation => crate::elicit::check_elicitation(
+            input,
+            &crate::elicit::ElicitPolicy::default(),
+            "server",
+        )
+        .map_err(|e| bad("elicitation", e.to_string())),
     }
 }
 

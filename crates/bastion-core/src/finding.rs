@@ -256,6 +256,8 @@ finding_codes! {
     OauthMetadataUrlMismatch => "oauth_metadata_url_mismatch", "authorization-server metadata was fetched from a URL that is not the issuer's well-known URL (RFC 8414 §3.1)";
     /// Sensitive form field.
     SensitiveFormField => "sensitive_form_field", "a form elicitation asks for a password, API key, token, secret, private key, seed phrase, one-time code, card or bank credential or government id; refused";
+    /// Elicitation mode not declared.
+    ElicitationModeNotDeclared => "elicitation_mode_not_declared", "a server asks in an elicitation mode (form or url) the host did not declare or policy turned off; refused";
     /// Elicitation schema refused.
     ElicitationSchemaRefused => "elicitation_schema_refused", "a form elicitation's requestedSchema is not a flat object of allowed primitive kinds within size limits; refused";
 }

@@ -175,6 +175,11 @@ fn result_fixtures() {
 }
 
 #[test]
+fn elicitation_fixtures() {
+    assert_dir("elicitation", CheckKind::Elicitation, 40);
+}
+
+#[test]
 fn url_fixtures() {
     assert_dir("url", CheckKind::Url, 60);
 }
@@ -233,10 +238,21 @@ fn corpus_cases_have_fixtures() {
         "c039", "c040", "c042", "c043", "c045", "c175", // url_open
         "c097", "c098", "c100", "c101", "c103", "c104", "c106", "c166", // ssrf
         "c107", "c108", "c110", "c111", "c113", "c114", "c116", "c117", "c119", "c120", "c122",
-        "c123", "c125", "c126", "c128", "c167",
+        "c123", "c125", "c126", "c128", "c167", // elicitation_form
+        "c072", "c073", "c075", "c076", "c078", "c079", "c162", "c163",
+        // elicitation_url
+        "c080", "c081", "c083", "c084", "c086", "c087", "c089", "c090", "c092", "c093", "c095",
+        "c096", "c165",
     ];
     let mut abouts = String::new();
-    for dir in ["message", "descriptor", "result", "drift", "url"] {
+    for dir in [
+        "message",
+        "descriptor",
+        "result",
+        "drift",
+        "url",
+        "elicitation",
+    ] {
         for path in fixtures(dir) {
             let fx: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
             abouts.push_str(fx["about"].as_str().unwrap_or(""));

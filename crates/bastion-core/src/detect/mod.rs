@@ -71,7 +71,7 @@
 //! every sentence of the reference folding, on look-alike-disguised trigger text.
 
 mod annotations;
-mod fold;
+pub(crate) mod fold;
 mod instruction;
 mod langs;
 mod meta;
