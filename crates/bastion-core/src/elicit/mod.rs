@@ -20,12 +20,14 @@
 //!   ([`DeclaredModes`]; an empty object means form only) is refused
 //!   (`elicitation_mode_not_declared`; legacy era: -32602 to the server).
 //!
-//! [`flow`] is the URL elicitation state machine; `mcp-bastion check elicitation` is
-//! [`check_elicitation`].
+//! [`flow`] is the URL elicitation state machine; [`required`] handles -32042
+//! `URLElicitationRequiredError` and the one-retry rule; `mcp-bastion check elicitation`
+//! is [`check_elicitation`].
 
 pub mod answer;
 mod check;
 pub mod flow;
+pub mod required;
 pub mod schema;
 pub mod sensitive;
 mod terms;
