@@ -17,6 +17,8 @@
 //! * a property that cannot carry a typed secret does not count: `boolean`, the enum
 //!   forms (`enum`, `oneOf`, arrays of choices) and strings with format `email`, `date`
 //!   or `date-time`;
+//! * a property name whose words the title repeats in a benign context (`pin` titled
+//!   "Pin color") is judged by the title;
 //! * the `message` counts only when some property can carry a secret, so a form of
 //!   choices under a message that mentions a password passes.
 //!
@@ -160,6 +162,15 @@ fn finding(path: String, kind: SensitiveKind, where_: &str) -> Finding {
     )
 }
 
+/// `true` when the title repeats the property name's words in a context that is not
+/// sensitive (`pin` titled "Pin color", `apiKey` titled "API key name"): the title then
+/// decides for the name.
+fn title_explains(name: &str, title: Option<&str>) -> bool {
+    let Some(title) = title else { return false };
+    let (n, t) = (folded(name), folded(title));
+    !n.trim().is_empty() && t.contains(n.trim()) && classify_text(title).is_none()
+}
+
 /// Every sensitive request in the `params` of a form-mode `elicitation/create` (module
 /// docs); finding paths are under `base` (the pointer to `params`). Severity `high`,
 /// code `sensitive_form_field`.
@@ -197,6 +208,9 @@ pub fn scan_form(params: &Value, base: &str) -> Vec<Finding> {
                 ),
             ];
             for (what, text) in labels {
+                if what == "name" && title_explains(name, labels[1].1) {
+                    continue;
+                }
                 if let Some(kind) = text.and_then(classify_text) {
                     let at = if what == "name" {
                         path.clone()
@@ -296,6 +310,16 @@ mod tests {
                 K::Secret,
             ),
             ("dsn", K::ConnectionString),
+            ("2FA code", K::OneTimeCode),
+            ("pa$$word", K::Password),
+            ("P@ssw0rd", K::Password),
+            ("passw0rd", K::Password),
+            ("Pass word", K::Password),
+            ("PIN", K::Password),
+            ("Enter the PIN for your card", K::Password),
+            ("Session cookie", K::Token),
+            ("Secret", K::Secret),
+            ("Enter the shared secret you received", K::Secret),
         ] {
             assert_eq!(classify_text(text), Some(kind), "{text}");
         }
@@ -330,6 +354,10 @@ mod tests {
             "Bitte geben Sie Ihren Namen ein.",
             "Choose a theme",
             "Describe the bug",
+            "Secret Santa wishlist",
+            "Secret message for the card",
+            "Pin color",
+            "Pinned note",
         ] {
             assert_eq!(classify_text(text), None, "{text}");
         }

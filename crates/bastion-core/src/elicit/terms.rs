@@ -9,13 +9,25 @@
 
 use super::sensitive::SensitiveKind as K;
 
+/// What may follow a bare `secret` or `PIN` for it to be the thing asked for (end of the
+/// text, punctuation, or a function word) rather than an adjective or another noun's
+/// modifier (`Secret Santa`, `pin color`).
+macro_rules! end_guard {
+    () => {
+        r"(?:\s*$|\s*[^\s\w]|\s+(?:for|of|from|to|here|below|above|please|and|or|you|we|that|which|is|was|fur|pour|para|de|der|des|du|la|le|el)\b)"
+    };
+}
+
 /// One category and its patterns (regex source, before `fold_pattern`).
 pub(super) const TERMS: &[(K, &[&str])] = &[
     (
         K::Password,
         &[
             r"\b(?:passwords?|passwd|pwd|passcodes?|passphrases?|pass[\s_-]+phrases?)\b",
-            r"\bpin(?:[\s_-]*(?:codes?|numbers?))?\b",
+            r"\bpin[\s_-]*(?:codes?|numbers?)\b",
+            concat!(r"\bpins?", end_guard!()),
+            r"\bp\s*[a@4]\s*[s$5]{2}[\s_-]*w\s*[o0]\s*r\s*ds?\b",
+            r"\bpass[\s_-]+words?\b",
             r"\b(?:passwort|passworter|kennwort|kennworter|geheimzahl|geheimwort)\b",
             r"\b(?:mot[\s_-]*de[\s_-]*passe|mdp|code[\s_-]+secret|code[\s_-]+pin)\b",
             r"\b(?:contrasenas?|clave[\s_-]+de[\s_-]+acceso|codigo[\s_-]+secreto)\b",
@@ -40,6 +52,7 @@ pub(super) const TERMS: &[(K, &[&str])] = &[
         &[
             r"\b(?:access|auth|bearer|refresh|id|session|oauth|personal[\s_-]+access|api|github|slack|bot)?[\s_-]*tokens?\b",
             r"\b(?:bearer|jwt)\b",
+            r"\b(?:session|auth|login)[\s_-]*cookies?\b",
             r"\b(?:jetons?|zugangstoken)\b",
             r"(?:токен)",
             r"(?:トークン|令牌)",
@@ -48,7 +61,11 @@ pub(super) const TERMS: &[(K, &[&str])] = &[
     (
         K::Secret,
         &[
-            r"\b(?:client|app|application|webhook|shared|api)?[\s_-]*secrets?\b",
+            r"\b(?:client|app|application|webhook|shared|api|signing|jwt|totp)[\s_-]*secrets?\b",
+            concat!(
+                r"\bsecrets?(?:[\s_-]+(?:key|token|value|phrase|code|string|answer|word|number|pin|id)s?)?",
+                end_guard!()
+            ),
             r"\b(?:credentials?|creds)\b",
             r"\b(?:zugangsdaten|anmeldedaten|geheimnis)\b",
             r"\b(?:identifiants(?:[\s_-]+de[\s_-]+connexion)?)\b",
@@ -83,7 +100,7 @@ pub(super) const TERMS: &[(K, &[&str])] = &[
     (
         K::OneTimeCode,
         &[
-            r"\b(?:otp|totp|hotp|2fa|mfa)\b",
+            r"\b(?:otp|totp|hotp|2fa|mfa|2[\s_-]*fa)\b",
             r"\b(?:one[\s_-]*time|two[\s_-]*factor|verification|authenticator|authentication|auth|security|sms|login|confirmation|access|mfa|2fa)[\s_-]+(?:codes?|pins?|passcodes?|passwords?)\b",
             r"\bauthenticator[\s_-]+app\b",
             r"\b(?:einmalcode|einmalpasswort|bestatigungscode|sicherheitscode|verifizierungscode)\b",

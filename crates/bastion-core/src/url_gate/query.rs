@@ -214,9 +214,26 @@ pub struct Carried {
 
 /// Splits `part` (a query string or fragment, without `?`/`#`) as
 /// `application/x-www-form-urlencoded` and reports what it carries.
+///
+/// A value that is itself an absolute URL (`?redirect=https://…?token=…`) is inspected
+/// one level deep; its credential keys are reported as `outer>inner`.
 pub fn inspect_pairs(part: &str) -> Carried {
+    inspect_at(part, 0)
+}
+
+fn inspect_at(part: &str, depth: u8) -> Carried {
     let mut out = Carried::default();
     for (key, value) in url::form_urlencoded::parse(part.as_bytes()) {
+        if depth == 0
+            && let Ok(inner) = url::Url::parse(&value)
+        {
+            for nested in [inner.query(), inner.fragment()].into_iter().flatten() {
+                let c = inspect_at(nested, 1);
+                for k in c.credential_keys.iter().chain(&c.jwt_keys) {
+                    out.credential_keys.push(format!("{key}>{k}"));
+                }
+            }
+        }
         if has_email(&key) || has_email(&value) {
             out.email = true;
         }
@@ -315,5 +332,9 @@ mod tests {
         assert!(!inspect_pairs("page=2&lang=ja").email);
         // An empty credential-named key is not a credential.
         assert!(inspect_pairs("token=").credential_keys.is_empty());
+        let c = inspect_pairs("next=https%3A%2F%2Fa.example%2Fcb%3Faccess_token%3Dxyz&page=1");
+        assert_eq!(c.credential_keys, vec!["next>access_token"]);
+        let c = inspect_pairs("redirect_uri=http%3A%2F%2F127.0.0.1%3A8000%2Fcb%3Fstate%3Dq");
+        assert!(c.credential_keys.is_empty());
     }
 }
