@@ -16,6 +16,8 @@
 //!   blocked URL is never shown; otherwise the host gets [`url_mode::rewrite_params`]
 //!   (message prefixed with the server and the registrable domain and a warning line per
 //!   flag, `url` normalized).
+//! * in both modes, hidden characters (bidi controls, tags, zero-width, terminal escapes)
+//!   in the message or the form's labels are reported ([`crate::unicode::scan_hidden`]).
 //! * a mode the host did not declare in its `elicitation` capability
 //!   ([`DeclaredModes`]; an empty object means form only) is refused
 //!   (`elicitation_mode_not_declared`; legacy era: -32602 to the server).
@@ -144,6 +146,46 @@ fn malformed(path: String, what: &str) -> Finding {
     )
 }
 
+/// Hidden-character findings ([`crate::unicode::scan_hidden`]: tags, bidi controls,
+/// zero-width, terminal escapes, ...) in everything the host shows the user: `message`,
+/// and in `requestedSchema` every `title`, `description`, `enumNames` entry and `oneOf` /
+/// `anyOf` title. A form that hides or reorders text is not shown.
+fn scan_shown_text(params: &Value, base: &str, findings: &mut Vec<Finding>) {
+    if let Some(m) = params.get("message").and_then(Value::as_str) {
+        crate::unicode::scan_hidden(m, &pointer_push(base, "message"), findings);
+    }
+    let Some(schema) = params.get("requestedSchema") else {
+        return;
+    };
+    let mut stack = vec![(pointer_push(base, "requestedSchema"), schema, 0usize)];
+    while let Some((path, v, depth)) = stack.pop() {
+        match v {
+            Value::Object(o) if depth < 8 => {
+                for (k, child) in o {
+                    let at = pointer_push(&path, k);
+                    match (k.as_str(), child) {
+                        ("title" | "description", Value::String(s)) => {
+                            crate::unicode::scan_hidden(s, &at, findings);
+                        }
+                        _ => stack.push((at, child, depth + 1)),
+                    }
+                }
+            }
+            Value::Array(items) if depth < 8 => {
+                let labels = path.ends_with("/enumNames");
+                for (i, child) in items.iter().enumerate() {
+                    let at = pointer_push(&path, &i.to_string());
+                    match child {
+                        Value::String(s) if labels => crate::unicode::scan_hidden(s, &at, findings),
+                        _ => stack.push((at, child, depth + 1)),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Reviews the `params` of an `elicitation/create` (module docs); finding paths are under
 /// `base`, the pointer to `params` (e.g. `/params`). Pure.
 pub fn review_request(params: &Value, policy: &ElicitPolicy, base: &str) -> ElicitationReview {
@@ -189,6 +231,7 @@ pub fn review_request(params: &Value, policy: &ElicitPolicy, base: &str) -> Elic
             "the server asks in an elicitation mode the host did not declare (or policy turned off); refused",
         ));
     }
+    scan_shown_text(params, base, f);
     match mode {
         Some(ElicitMode::Form) => {
             let at = pointer_push(base, "requestedSchema");

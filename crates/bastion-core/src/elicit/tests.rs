@@ -185,8 +185,29 @@ fn url_mode_message_is_rewritten() {
         "{first}"
     );
     assert!(lines.next().unwrap().starts_with("Warning: "));
-    assert!(msg.ends_with("\n\nSign in please"));
+    assert!(msg.ends_with("\n\nMessage from the server:\nSign in please"));
     assert_eq!(out["url"], "https://xn--exmple-cua.com/Login");
     assert_eq!(out["_meta"], json!({"k": 1}));
     assert_eq!(out["elicitationId"], "e-1");
+}
+
+#[test]
+fn hidden_text_in_labels_is_reported() {
+    let r = review(
+        &json!({"message": "Choose\u{202e}", "requestedSchema": {"type": "object", "properties": {
+            "c": {"type": "string", "title": "Col\u{200b}or", "enum": ["a"], "enumNames": ["A\u{e0041}"]}
+        }}}),
+    );
+    let c = codes(&r);
+    assert!(
+        c.contains(&"bidi_control")
+            && c.contains(&"zero_width")
+            && c.contains(&"hidden_unicode_tag"),
+        "{c:?}"
+    );
+    assert!(
+        r.findings
+            .iter()
+            .any(|f| f.path == "/params/requestedSchema/properties/c/enumNames/0")
+    );
 }

@@ -34,7 +34,8 @@ pub fn header_line(server: &str, url: &UrlAssessment) -> String {
 
 /// The `params` of a URL-mode `elicitation/create` as the host receives them: `message`
 /// rewritten (header line, a `Warning: …` line per `warn` finding of `url`, a blank line,
-/// the original message) and `url` replaced by the normalized URL. Every other member is
+/// `Message from the server:` and the original message, so that server text cannot pass
+/// for Bastion's lines) and `url` replaced by the normalized URL. Every other member is
 /// kept as is. Call only for an assessment that is not `block`.
 pub fn rewrite_params(params: &Value, server: &str, url: &UrlAssessment) -> Value {
     let mut out = params.clone();
@@ -44,7 +45,7 @@ pub fn rewrite_params(params: &Value, server: &str, url: &UrlAssessment) -> Valu
         message.push_str("\nWarning: ");
         message.push_str(&f.message);
     }
-    message.push_str("\n\n");
+    message.push_str("\n\nMessage from the server:\n");
     message.push_str(original);
     if let Some(obj) = out.as_object_mut() {
         obj.insert("message".into(), Value::String(message));

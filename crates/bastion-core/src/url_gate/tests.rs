@@ -151,3 +151,35 @@ fn preauth_and_personal_data() {
     );
     assert_eq!((v, c), (Verdict::Flag, vec![Code::UrlPersonalData]));
 }
+
+proptest::proptest! {
+    /// Every IPv4 spelling the WHATWG parser accepts (decimal, hex and octal dwords;
+    /// dotted decimal, hex and octal; two-part shorthand; IPv4-mapped IPv6) is the same
+    /// address to the gate, and the verdict to fetch blocks exactly the non-public ones.
+    #[test]
+    fn every_ipv4_spelling_classifies_alike(n in proptest::prelude::any::<u32>()) {
+        use std::net::{IpAddr, Ipv4Addr};
+        let ip = Ipv4Addr::from(n);
+        let want = address::classify_v4(ip);
+        let [a, b, c, d] = ip.octets();
+        let tail = n & 0x00ff_ffff;
+        let spellings = [
+            n.to_string(),
+            format!("0x{n:x}"),
+            format!("0{n:o}"),
+            format!("{a}.{b}.{c}.{d}"),
+            format!("0x{a:x}.0x{b:x}.0x{c:x}.0x{d:x}"),
+            format!("0{a:o}.0{b:o}.0{c:o}.0{d:o}"),
+            format!("{a}.{tail}"),
+            format!("{a}.{b}.{c}.{d}."),
+        ];
+        for host in spellings {
+            let got = assess(&format!("https://{host}/x"), &UrlPolicy::default(), "/url");
+            proptest::prop_assert_eq!(got.ip, Some(IpAddr::V4(ip)), "{}", host);
+            proptest::prop_assert_eq!(got.address_class, Some(want), "{}", host);
+            proptest::prop_assert_eq!(got.verdict == Verdict::Block, want.is_non_public(), "{}", host);
+        }
+        let mapped = assess(&format!("https://[::ffff:{a}.{b}.{c}.{d}]/"), &UrlPolicy::default(), "/url");
+        proptest::prop_assert_eq!(mapped.address_class, Some(want));
+    }
+}
