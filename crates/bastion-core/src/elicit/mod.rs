@@ -23,15 +23,18 @@
 //!   (`elicitation_mode_not_declared`; legacy era: -32602 to the server).
 //!
 //! [`flow`] is the URL elicitation state machine; [`required`] handles -32042
-//! `URLElicitationRequiredError` and the one-retry rule; `mcp-bastion check elicitation`
+//! `URLElicitationRequiredError` and the one-retry rule; [`stateless`] the 2026-07-28
+//! `input_required` results; `mcp-bastion check elicitation`
 //! is [`check_elicitation`].
 
 pub mod answer;
 mod check;
 pub mod flow;
+pub mod form;
 pub mod required;
 pub mod schema;
 pub mod sensitive;
+pub mod stateless;
 mod terms;
 #[cfg(test)]
 mod tests;
