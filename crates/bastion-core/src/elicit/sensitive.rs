@@ -24,7 +24,7 @@
 //!
 //! `format: "password"` and `writeOnly: true` mark a secret whatever the words.
 
-use super::terms::{BENIGN_AFTER, BENIGN_BEFORE, TERMS};
+use super::terms::{BENIGN_AFTER, BENIGN_BEFORE, NEGATION_BEFORE, TERMS};
 use crate::detect::fold;
 use crate::finding::{Code, Finding, Severity, pointer_push};
 use regex::Regex;
@@ -99,6 +99,7 @@ struct Compiled {
     terms: Vec<(SensitiveKind, Regex)>,
     after: Regex,
     before: Regex,
+    negation: Regex,
 }
 
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
@@ -110,6 +111,7 @@ static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
             .collect(),
         after: compile(BENIGN_AFTER),
         before: compile(BENIGN_BEFORE),
+        negation: compile(NEGATION_BEFORE),
     }
 });
 
@@ -122,6 +124,29 @@ fn folded(text: &str) -> String {
 /// The first kind of secret `text` asks for, ignoring matches in a benign context
 /// (module docs). Text of any language of the table; pure.
 pub fn classify_text(text: &str) -> Option<SensitiveKind> {
+    classify(text, false)
+}
+
+/// As [`classify_text`], for a form's message: a term in a sentence with a negation
+/// (`We never ask for your password.`, `パスワードは決して入力しないでください`) does not
+/// count either.
+pub fn classify_message(text: &str) -> Option<SensitiveKind> {
+    classify(text, true)
+}
+
+/// Characters that end a sentence of a message.
+const SENTENCE_ENDS: [char; 7] = ['.', '!', '?', '\n', '。', '！', '？'];
+
+fn classify(text: &str, negations: bool) -> Option<SensitiveKind> {
+    if !negations {
+        return classify_one(text);
+    }
+    text.split(SENTENCE_ENDS).find_map(|sentence| {
+        classify_one(sentence).filter(|_| !COMPILED.negation.is_match(&folded(sentence)))
+    })
+}
+
+fn classify_one(text: &str) -> Option<SensitiveKind> {
     let c = &*COMPILED;
     let f = folded(text);
     for (kind, re) in &c.terms {
@@ -236,7 +261,7 @@ pub fn scan_form(params: &Value, base: &str) -> Vec<Finding> {
             ),
         ];
         for (path, text) in texts {
-            if let Some(kind) = text.and_then(Value::as_str).and_then(classify_text) {
+            if let Some(kind) = text.and_then(Value::as_str).and_then(classify_message) {
                 out.push(finding(
                     path,
                     kind,
@@ -322,6 +347,26 @@ mod tests {
             ("Enter the shared secret you received", K::Secret),
         ] {
             assert_eq!(classify_text(text), Some(kind), "{text}");
+        }
+    }
+
+    #[test]
+    fn negated_messages_do_not_ask() {
+        for m in [
+            "We will never ask for your password. What is your name?",
+            "Do not enter your API key here; just pick a project name.",
+            "Wir fragen nie nach Ihrem Passwort. Wie heißen Sie?",
+            "Nous ne demandons jamais votre mot de passe. Votre nom ?",
+            "Мы никогда не спрашиваем пароль. Как вас зовут?",
+            "パスワードは決して入力しないでください。お名前は？",
+        ] {
+            assert_eq!(classify_message(m), None, "{m}");
+        }
+        for m in [
+            "Please enter your password. We never store it.",
+            "Your session expired. Re-enter your SSO password to keep working.",
+        ] {
+            assert!(classify_message(m).is_some(), "{m}");
         }
     }
 

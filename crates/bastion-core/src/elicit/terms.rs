@@ -160,3 +160,8 @@ pub(super) const BENIGN_AFTER: &str = r"^[\s_-]*(?:policy|policies|strength|remi
 /// Words right before a match with the same effect (`max tokens`, `number of tokens`,
 /// `forgot password`).
 pub(super) const BENIGN_BEFORE: &str = r"(?:\b(?:max|maximum|min|minimum|num|number[\s_-]+of|count[\s_-]+of|forgot|forgotten|reset|expired|weak|strong|new[\s_-]+device)[\s_-]*)$";
+
+/// A negation in the same sentence of the *message* (`We will never ask for your
+/// password`): the message does not ask for the secret. Matched against the folded
+/// sentence around the term.
+pub(super) const NEGATION_BEFORE: &str = r"(?:\b(?:never|not|dont|don't|do not|won't|will not|nie|niemals|kein|keine|jamais|ne|pas|nunca|no|jamas|никогда|не)\b|決して|绝不|絶対に|不会|不要)";
