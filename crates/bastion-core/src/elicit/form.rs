@@ -93,7 +93,7 @@ pub struct FormField {
     pub kind: FieldKind,
 }
 
-/// A form schema that passed [`parse_form`]: what the host's answer is validated against.
+/// A form schema that passed [`super::schema::parse_form`]: what the host's answer is validated against.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct FormSchema {
     /// Fields in schema order.

@@ -26,6 +26,36 @@
 //! `URLElicitationRequiredError` and the one-retry rule; [`stateless`] the 2026-07-28
 //! `input_required` results; `mcp-bastion check elicitation`
 //! is [`check_elicitation`].
+//!
+//! # Gateway integration (the order of calls)
+//! 1. **Handshake**: read the host's `capabilities.elicitation` with
+//!    [`DeclaredModes::from_capability`], narrow it by policy (e.g. `url: false`), forward
+//!    the narrowed capability to the server and keep it in [`ElicitPolicy::modes`].
+//! 2. **`elicitation/create` from the server** (legacy): [`review_request`] on its
+//!    `params` (`base` = `/params`). `block` → answer the server with [`refusal_error`]
+//!    (or -32602 when the only finding is `elicitation_mode_not_declared`), show nothing,
+//!    write a consent-ledger decision "refused by policy". Otherwise forward: form mode
+//!    unchanged, URL mode with [`url_mode::rewrite_params`]; for URL mode create a
+//!    [`flow::UrlFlow`] (`url` = [`crate::url_gate::UrlAssessment::normalized`]) and call
+//!    [`flow::UrlFlow::show`].
+//! 3. **Host answer**: form mode → [`validate_answer`] with [`ElicitationReview::form`];
+//!    an `Err` is not forwarded (the server gets an error). URL mode →
+//!    [`flow::UrlFlow::answer`], write the ledger decision (accepted / declined /
+//!    cancelled; an accept is consent to navigate only), read it back, then forward and
+//!    call [`flow::UrlFlow::await_out_of_band`].
+//! 4. **`notifications/elicitation/complete`**: [`flow::judge_completion`] with the flow
+//!    found by `elicitationId` for this server; forward only on `Ok`, otherwise drop and
+//!    audit [`flow::FlowError::reason`]; on `Ok` also call
+//!    [`required::Requirement::completed`] for a requirement waiting on that id. Call
+//!    [`flow::UrlFlow::expire_if_due`] on a timer.
+//! 5. **-32042 from the server**: [`required::review_required_error`] on the error
+//!    object, forward its `error`; record a [`required::Requirement`] with
+//!    [`required::request_digest`] of the original request and `kept_ids`; on a later
+//!    host request with the same digest call [`required::Requirement::begin_retry`]
+//!    (refuse with reason `retry_not_eligible` on `Err`) and
+//!    [`required::Requirement::finish_retry`] when it is answered.
+//! 6. **Stateless era**: [`stateless::review_input_requests`] on an `input_required`
+//!    result; keep its `forms` to validate `inputResponses` on the retry.
 
 pub mod answer;
 mod check;

@@ -4,10 +4,10 @@
 //!
 //! Each property is judged from its name (read as words: `apiKey` → `api key`), `title`,
 //! `description` and `format`; the form from its `message` and the schema's own
-//! `title`/`description`. Text is folded first ([`crate::detect::fold`]: NFKC, full case
+//! `title`/`description`. Text is folded first (`detect::fold`: NFKC, full case
 //! folding, marks and invisible characters dropped, UTS #39 confusable prototypes for
 //! look-alike words), then matched against the multilingual term table
-//! ([`super::terms`]: English, German, French, Spanish, Portuguese, Russian, Japanese,
+//! (the `terms` table: English, German, French, Spanish, Portuguese, Russian, Japanese,
 //! Chinese).
 //!
 //! Look-alikes stay allowed:

@@ -28,6 +28,17 @@
 //!
 //! [`check_url`] is `mcp-bastion check url`: the same gate plus simulated DNS answers,
 //! redirect chains and the OAuth issuer checks (RFC 8414 §3.3, RFC 9207).
+//!
+//! # Gateway integration
+//! * Showing or opening a URL (URL-mode elicitation, links): [`assess`] with
+//!   [`UrlPolicy::navigate`] plus `[urls]` config (`allow_loopback_http`,
+//!   `trusted_domains`) and the hosts of the consent ledger (`consented_hosts`); show
+//!   [`UrlAssessment::normalized`] and the registrable domain, never the original text.
+//! * Fetching (OAuth discovery, metadata, token/registration endpoints): [`assess`] with
+//!   [`UrlPolicy::default`] (purpose fetch); after resolving the host, [`judge_resolved`]
+//!   on every answer, and connect only to an answer judged there (pin it for the
+//!   connection); follow no redirect without running [`assess`] on the new URL again.
+//! * The finding list is the audit detail; the verdict decides (`block` refuses).
 
 pub mod address;
 mod check;
