@@ -6,6 +6,8 @@
 //! | `message` | `{"raw": "<wire text>"}`, `{"raw_hex": "<bytes in hex>"}` or `{"generate": {"template", "fill_char", "fill_bytes"}}`, optional `"direction": "host_to_server" \| "server_to_host"` (default host → server) and `"method"` (the request a response answers) |
 //! | `descriptor` | `{"kind": "tool" \| "prompt" \| "resource" \| "resource_template" \| "server_instructions", "descriptor": {...}}` |
 //! | `confirmation` | `{"server_trust": "trusted" \| "untrusted", "tool"?, "call", "history"?, "server"?, "server_launch_hash"?, "policy"?}` ([`crate::confirm::check_confirmation`]): `allow` may run without asking, `flag` must ask, `block` refused by policy; output the confirmation view with its digest |
+//! | `url` | `{"context", "url", "dns_answers_in_order"?, "redirect_chain"?, "policy"?}`, `{"context": "as_metadata", "issuer_identifier", "metadata_url", "metadata"}` or `{"context": "authorization_response", "expected_issuer", "callback_query", "iss_required"?}` ([`crate::url_gate::check_url`]) |
+//! | `elicitation` | a whole `elicitation/create` request (form or url mode) ([`crate::elicit::check_elicitation`]) |
 //! | `result` | a `tools/call` result (`content`, ...), a `resources/read` result (`contents`) or a `prompts/get` result (`messages`); or `{"outputSchema": {...}, "result": {...}, "era"?: "legacy" \| "stateless" \| "<protocol version>"}` (default legacy): the result is inspected and its `structuredContent` validated ([`crate::schema::check_structured`]); schema findings have paths under `/outputSchema`, result findings paths relative to the result |
 
 use crate::detect::{DescriptorKind, scan_descriptor};
@@ -31,6 +33,11 @@ pub enum CheckKind {
     Drift,
     /// One `tools/call` against the confirmation policy ([`crate::confirm`]).
     Confirmation,
+    /// One URL (with simulated DNS answers and redirects) or an OAuth issuer check
+    /// ([`crate::url_gate::check_url`]).
+    Url,
+    /// A whole `elicitation/create` request ([`crate::elicit::check_elicitation`]).
+    Elicitation,
 }
 
 impl CheckKind {
@@ -45,6 +52,8 @@ impl CheckKind {
             "result" => Ok(Self::Result),
             "drift" => Ok(Self::Drift),
             "confirmation" => Ok(Self::Confirmation),
+            "url" => Ok(Self::Url),
+            "elicitation" => Ok(Self::Elicitation),
             other => Err(CheckError::UnknownKind(other.to_owned())),
         }
     }
@@ -56,7 +65,7 @@ impl CheckKind {
 pub enum CheckError {
     /// Unknown kind name.
     #[error(
-        "unknown check kind `{0}`; expected one of: message, descriptor, result, drift, confirmation"
+        "unknown check kind `{0}`; expected one of: message, descriptor, result, drift, confirmation, url, elicitation"
     )]
     UnknownKind(String),
     /// The input does not have the shape the kind needs.
@@ -95,6 +104,13 @@ pub fn run(kind: CheckKind, input: &Value, limits: &Limits) -> Result<Report, Ch
         }
         CheckKind::Confirmation => crate::confirm::check_confirmation(input)
             .map_err(|e| bad("confirmation", e.to_string())),
+        CheckKind::Url => crate::url_gate::check_url(input).map_err(|e| bad("url", e.to_string())),
+        CheckKind::Elicitation => crate::elicit::check_elicitation(
+            input,
+            &crate::elicit::ElicitPolicy::default(),
+            "server",
+        )
+        .map_err(|e| bad("elicitation", e.to_string())),
     }
 }
 

@@ -234,6 +234,48 @@ finding_codes! {
     ToxicFlow => "toxic_flow", "earlier calls read from one place and this call writes to another, so private data may flow out";
     /// The call may run without asking.
     AutoApproved => "auto_approved", "the tool call may run without asking (explicit allow rule, or a trusted server's pinned read-only tool)";
+    /// URL longer than the limit.
+    UrlTooLong => "url_too_long", "a URL is longer than [urls] max_len bytes and is refused";
+    /// Control, whitespace, invisible or backslash characters in a URL.
+    UrlInvalidCharacter => "url_invalid_character", "a URL contains control, whitespace, invisible characters or a backslash (parsers and shells read it differently); refused";
+    /// Not an absolute URL.
+    UrlMalformed => "url_malformed", "the text is not an absolute URL with a host (WHATWG URL Standard); refused";
+    /// Scheme not allowed.
+    UrlSchemeNotAllowed => "url_scheme_not_allowed", "a URL scheme other than https (http only to loopback when allow_loopback_http); refused";
+    /// User information in a URL.
+    UrlUserinfo => "url_userinfo", "a URL carries user information (user:password@host); refused";
+    /// Pre-authenticated URL.
+    UrlPreauthParam => "url_preauth_param", "a URL carries a credential (token, code, session, signature, API key, password, JWT) in its query, fragment or path; refused";
+    /// Personal data in a URL.
+    UrlPersonalData => "url_personal_data", "a URL carries personal data (an email address)";
+    /// Raw IP literal host.
+    UrlIpLiteral => "url_ip_literal", "a URL's host is a raw IP address rather than a name";
+    /// Non-public address.
+    PrivateAddress => "private_address", "a URL's host or a DNS answer is a loopback, private, link-local, CGNAT, multicast, documentation or reserved address (any encoding, incl. IPv4 embedded in IPv6); refused for requests, warned for navigation";
+    /// Host name not on the public Internet.
+    UrlInternalHost => "url_internal_host", "a URL's host is not a public Internet name (single label, .internal, .local, unlisted suffix); refused for requests, warned for navigation";
+    /// Punycode host.
+    UrlPunycodeHost => "url_punycode_host", "a URL's host has an internationalized (punycode) label; both forms are shown";
+    /// Confusable host.
+    UrlConfusableHost => "url_confusable_host", "a URL's host mixes scripts, reads as ASCII in another script, or looks like a trusted or consented host (UTS #39 skeleton)";
+    /// Domain name embedded in the subdomain.
+    UrlEmbeddedDomain => "url_embedded_domain", "a URL's host starts with another site's domain name left of its registrable domain (subdomain spoofing)";
+    /// DNS rebinding.
+    DnsRebinding => "dns_rebinding", "a host name resolved first to a public and then to a non-public address";
+    /// Redirect to another site.
+    RedirectCrossSite => "redirect_cross_site", "a redirect leads to another registrable domain";
+    /// OAuth issuer mismatch.
+    OauthIssuerMismatch => "oauth_issuer_mismatch", "an OAuth issuer (metadata issuer, RFC 8414 §3.3, or authorization response iss, RFC 9207) differs from the expected one";
+    /// OAuth issuer missing.
+    OauthIssuerMissing => "oauth_issuer_missing", "OAuth metadata lacks issuer, or an authorization response lacks iss although required (RFC 9207)";
+    /// Metadata fetched from a URL that is not the issuer's well-known URL.
+    OauthMetadataUrlMismatch => "oauth_metadata_url_mismatch", "authorization-server metadata was fetched from a URL that is not the issuer's well-known URL (RFC 8414 §3.1)";
+    /// Sensitive form field.
+    SensitiveFormField => "sensitive_form_field", "a form elicitation asks for a password, API key, token, secret, private key, seed phrase, one-time code, card or bank credential or government id; refused";
+    /// Elicitation mode not declared.
+    ElicitationModeNotDeclared => "elicitation_mode_not_declared", "a server asks in an elicitation mode (form or url) the host did not declare or policy turned off; refused";
+    /// Elicitation schema refused.
+    ElicitationSchemaRefused => "elicitation_schema_refused", "a form elicitation's requestedSchema is not a flat object of allowed primitive kinds within size limits; refused";
 }
 
 impl fmt::Display for Code {

@@ -6,7 +6,8 @@
 //! JSON parser ([`json`]), JSON-RPC 2.0 envelope checks ([`envelope`]), era and method
 //! classification ([`era`], [`methods`]), hidden-Unicode detection ([`unicode`]),
 //! terminal/text/HTML/markdown sanitizers ([`sanitize`]), descriptor detectors
-//! ([`detect`]), result inspection ([`result`]) and the `check` entry points ([`check`]).
+//! ([`detect`]), result inspection ([`result`]), the URL gate ([`url_gate`]), elicitation mediation
+//! ([`elicit`]) and the `check` entry points ([`check`]).
 //!
 //! What it does not do: read files, sockets or processes, spawn anything, or read the
 //! clock. Time, when needed, is passed in by the caller.
@@ -14,6 +15,7 @@
 pub mod check;
 pub mod confirm;
 pub mod detect;
+pub mod elicit;
 pub mod envelope;
 pub mod era;
 pub mod finding;
@@ -28,6 +30,7 @@ pub mod sanitize;
 pub mod schema;
 pub mod unicode;
 pub mod uri;
+pub mod url_gate;
 
 pub use finding::{Code, Finding, Report, Severity, Verdict};
 pub use limits::Limits;

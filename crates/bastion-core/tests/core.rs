@@ -179,6 +179,53 @@ fn confirmation_fixtures() {
     assert_dir("confirmation", CheckKind::Confirmation, 25);
 }
 
+#[test]
+fn elicitation_fixtures() {
+    assert_dir("elicitation", CheckKind::Elicitation, 40);
+}
+
+#[test]
+fn url_fixtures() {
+    assert_dir("url", CheckKind::Url, 60);
+}
+
+/// At least 200 ordinary public https URLs pass the URL gate: allowed without any finding
+/// to navigate, and without a high/critical finding to fetch.
+#[test]
+fn ordinary_public_urls_are_allowed() {
+    use bastion_core::url_gate::{UrlPolicy, assess};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/url/ordinary-public-https-urls.txt");
+    let text = std::fs::read_to_string(path).unwrap();
+    let urls: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .collect();
+    assert!(urls.len() >= 200, "only {} URLs", urls.len());
+    let mut failures = Vec::new();
+    for url in &urls {
+        let nav = assess(url, &UrlPolicy::navigate(), "/url");
+        if nav.verdict != Verdict::Allow {
+            failures.push(format!("{url}: navigate {:?}", nav.findings));
+        }
+        let fetch = assess(url, &UrlPolicy::default(), "/url");
+        if let Some(f) = fetch.findings.iter().find(|f| f.severity >= Severity::High) {
+            failures.push(format!("{url}: fetch {f:?}"));
+        }
+        if nav.normalized.is_none() || nav.host_ascii.is_none() {
+            failures.push(format!("{url}: no normalized form or host"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} ordinary URLs failed:\n{}",
+        failures.len(),
+        urls.len(),
+        failures.join("\n")
+    );
+}
+
 /// Every corpus case of the categories the gateway foundation covers has a fixture
 /// (fixtures name the case in "about" as `corpus cNNN`).
 #[test]
@@ -194,10 +241,25 @@ fn corpus_cases_have_fixtures() {
         // output_schema
         "c143", "c144", "c146", "c147", // rug_pull
         "c039", "c040", "c042", "c043", "c045", "c175", // confirmation
-        "c138", "c139", "c141", "c142",
+        "c138", "c139", "c141", "c142", // url_open
+        "c097", "c098", "c100", "c101", "c103", "c104", "c106", "c166", // ssrf
+        "c107", "c108", "c110", "c111", "c113", "c114", "c116", "c117", "c119", "c120", "c122",
+        "c123", "c125", "c126", "c128", "c167", // elicitation_form
+        "c072", "c073", "c075", "c076", "c078", "c079", "c162", "c163",
+        // elicitation_url
+        "c080", "c081", "c083", "c084", "c086", "c087", "c089", "c090", "c092", "c093", "c095",
+        "c096", "c165",
     ];
     let mut abouts = String::new();
-    for dir in ["message", "descriptor", "result", "drift", "confirmation"] {
+    for dir in [
+        "message",
+        "descriptor",
+        "result",
+        "drift",
+        "confirmation",
+        "url",
+        "elicitation",
+    ] {
         for path in fixtures(dir) {
             let fx: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
             abouts.push_str(fx["about"].as_str().unwrap_or(""));

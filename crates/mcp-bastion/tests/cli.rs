@@ -88,12 +88,10 @@ fn run(args: &[&str], stdin: &str, store: &Path) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
+    // A command that fails before reading stdin (unknown kind) may close it first.
+    if let Err(e) = child.stdin.take().unwrap().write_all(stdin.as_bytes()) {
+        assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "{e}");
+    }
     child.wait_with_output().unwrap()
 }
 
@@ -212,6 +210,74 @@ fn check_confirmation_uses_the_config_policy() {
         err.contains("invalid config file") && err.contains("carrier-pigeon"),
         "{err}"
     );
+}
+
+#[test]
+fn check_url_and_elicitation() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("b.db");
+    let ssrf = json!({"context": "token_endpoint", "url": "https://0x7f.1/token"});
+    let out = run(&["--json", "check", "url", "-"], &ssrf.to_string(), &store);
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_out(&out);
+    assert_eq!(v["verdict"], "block");
+    assert_eq!(v["output"]["normalized"], "https://127.0.0.1/token");
+    assert_eq!(v["output"]["address_class"], "loopback");
+
+    let docs = json!({"context": "oauth_authorization_endpoint", "url": "https://docs.rs/url/?search=Host"});
+    let out = run(&["--json", "check", "url"], &docs.to_string(), &store);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(json_out(&out)["output"]["registrable_domain"], "docs.rs");
+
+    let out = run(
+        &["check", "url"],
+        &json!({"context": "x"}).to_string(),
+        &store,
+    );
+    assert_eq!(out.status.code(), Some(2), "missing url is an input error");
+
+    let form = json!({"jsonrpc": "2.0", "id": 9, "method": "elicitation/create", "params": {
+        "message": "Sign in again", "requestedSchema": {"type": "object", "properties": {
+            "pw": {"type": "string", "title": "Passwort"}}}}});
+    let out = run(
+        &["--json", "check", "elicitation"],
+        &form.to_string(),
+        &store,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_out(&out);
+    assert_eq!(v["findings"][0]["code"], "sensitive_form_field");
+    assert_eq!(v["output"]["answer"]["id"], 9);
+    assert_eq!(
+        v["output"]["answer"]["error"]["data"]["reason"],
+        "policy_denied"
+    );
+
+    let url_mode = json!({"jsonrpc": "2.0", "id": 10, "method": "elicitation/create", "params": {
+        "mode": "url", "elicitationId": "e1", "url": "https://Docs.Example.com/a/../setup",
+        "message": "Open the setup page"}});
+    let out = run(
+        &["--json", "check", "elicitation"],
+        &url_mode.to_string(),
+        &store,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let v = json_out(&out);
+    let params = &v["output"]["request"]["params"];
+    assert_eq!(params["url"], "https://docs.example.com/setup");
+    assert!(
+        params["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("mcp-bastion: the server")
+    );
+
+    let out = run(
+        &["check", "elicitation"],
+        &json!({"method": "ping"}).to_string(),
+        &store,
+    );
+    assert_eq!(out.status.code(), Some(2));
 }
 
 #[test]

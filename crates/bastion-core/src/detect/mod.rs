@@ -88,7 +88,7 @@
 pub(crate) mod annotations;
 mod cred_demand;
 mod cred_demand_words;
-mod fold;
+pub(crate) mod fold;
 mod instruction;
 mod langs;
 mod meta;
