@@ -8,7 +8,7 @@
 //! state in ways the descriptor detector does not need (`create`, `update`, `post`, ...).
 
 use crate::detect::annotations::{
-    DESTRUCTIVE, MODIFYING, NEGATIONS, READING, description_verb, forms_of, name_verb, split_name,
+    DESTRUCTIVE, MODIFYING, NEGATIONS, READING, description_verb, is_form_of, name_verb, split_name,
 };
 use crate::finding::{Code, Finding, Severity, pointer_push};
 use serde_json::Value;
@@ -132,7 +132,7 @@ const CONNECTORS: &[&str] = &[
 
 /// Whether `word` is an inflected form of one of `stems` (base form included).
 fn is_form(word: &str, stems: &[&str]) -> bool {
-    stems.iter().any(|s| forms_of(s).iter().any(|f| f == word))
+    stems.iter().any(|s| is_form_of(word, s))
 }
 
 /// What change a word names, if it is a form of a changing, destroying or executing verb.

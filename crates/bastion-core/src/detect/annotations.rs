@@ -143,6 +143,14 @@ pub(crate) fn forms_of(stem: &str) -> std::borrow::Cow<'static, [String]> {
     std::borrow::Cow::Borrowed(leaked)
 }
 
+/// Whether `word` is one of the [`verb_forms`] of `stem` (base form included). Every form
+/// starts with the stem minus its last character, so most words are ruled out without
+/// looking at the forms.
+pub(crate) fn is_form_of(word: &str, stem: &str) -> bool {
+    let root = &stem[..stem.char_indices().last().map_or(0, |(i, _)| i)];
+    word.starts_with(root) && forms_of(stem).iter().any(|f| f == word)
+}
+
 /// Splits an identifier into lowercase words at `_`, `-`, `.`, spaces and camelCase.
 pub(crate) fn split_name(name: &str) -> Vec<String> {
     let mut words = Vec::new();
@@ -195,13 +203,9 @@ pub(crate) fn description_verb(description: &str, stems: &[&str]) -> Option<Stri
                 continue;
             }
             let base_ok = i == 0 || VERB_CONTEXT.contains(&words[i - 1].as_str());
-            let hit = stems.iter().any(|s| {
-                if w == s {
-                    base_ok
-                } else {
-                    forms_of(s).iter().skip(1).any(|f| f == w)
-                }
-            });
+            let hit = stems
+                .iter()
+                .any(|s| if w == s { base_ok } else { is_form_of(w, s) });
             if hit {
                 return Some(w.clone());
             }
@@ -216,7 +220,7 @@ pub(crate) fn description_verb(description: &str, stems: &[&str]) -> Option<Stri
 pub(crate) fn name_verb(name: &str, stems: &[&str]) -> Option<String> {
     let words = split_name(name);
     let first = words.first()?;
-    if stems.iter().any(|s| forms_of(s).iter().any(|f| f == first)) {
+    if stems.iter().any(|s| is_form_of(first, s)) {
         return Some(first.clone());
     }
     if READING.contains(&first.as_str()) {

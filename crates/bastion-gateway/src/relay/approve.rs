@@ -107,20 +107,19 @@ impl Relay {
         };
         let (tool, history) = {
             let st = self.state();
-            (
-                st.tools.get(&call.name).cloned(),
-                st.history.iter().cloned().collect::<Vec<_>>(),
-            )
+            (st.tools.get(&call.name).cloned(), st.history.clone())
         };
         let trusted = setup.policy.trusted(&self.name);
         let mut decision = decide(
             &setup.policy,
             &self.name,
             trusted,
-            tool.as_ref(),
+            tool.as_deref(),
             &call,
             &history,
         );
+        // Release the snapshot: recording this call must not copy the history.
+        drop(history);
         let identity = identity_of(self);
         let binding = Binding {
             server: identity.clone(),
@@ -160,7 +159,7 @@ impl Relay {
         let request = match ConfirmationRequest::new(
             &binding,
             trusted,
-            tool.as_ref(),
+            tool.as_deref(),
             &held.params,
             &decision,
         ) {
@@ -416,7 +415,7 @@ impl Relay {
         }
         let hash = bastion_core::pins::descriptor_hash(descriptor).ok()?;
         let mut st = self.state();
-        if st.tools.get(name) == Some(descriptor) {
+        if st.tools.get(name).is_some_and(|t| **t == *descriptor) {
             st.tool_pins.insert(name.to_owned(), hash.clone());
         }
         Some(hash)
@@ -425,14 +424,15 @@ impl Relay {
     /// Adds a forwarded call to the session history (bounded, oldest dropped).
     fn remember_call(&self, call: &ToolCall) {
         let mut st = self.state();
-        st.history.push_back(HistoryEntry {
+        let history = Arc::make_mut(&mut st.history);
+        if history.len() >= HISTORY {
+            history.drain(..=history.len() - HISTORY);
+        }
+        history.push(HistoryEntry {
             tool: call.name.clone(),
             server: Some(self.name.clone()),
             arguments: call.arguments.clone().unwrap_or_default(),
         });
-        while st.history.len() > HISTORY {
-            st.history.pop_front();
-        }
     }
 
     fn release(&self, id: &Id) {

@@ -61,7 +61,7 @@ struct State {
     shown: HashMap<&'static str, HashSet<String>>,
     /// Tool descriptors shown to the host in the last listing, by name: what a call is
     /// confirmed against (they passed pinning, so they are the pinned versions).
-    tools: HashMap<String, Value>,
+    tools: HashMap<String, Arc<Value>>,
     /// Pin hashes of those descriptors (RFC 8785 SHA-256), computed on first use.
     tool_pins: HashMap<String, String>,
     /// The host declared form-mode elicitation in `initialize` (legacy era).
@@ -73,7 +73,9 @@ struct State {
     /// Stateless-era approvals awaiting the host's retry: pending id → expiry (unix ms).
     stateless_pending: HashMap<String, u64>,
     /// Calls forwarded in this session, oldest first (toxic-flow signals).
-    history: std::collections::VecDeque<bastion_core::confirm::HistoryEntry>,
+    /// Shared so a decision reads a snapshot without copying it; a push copies only while
+    /// a snapshot is alive.
+    history: Arc<Vec<bastion_core::confirm::HistoryEntry>>,
 }
 
 /// A listed tool's outputSchema and, after the first call that needed it, the compiled

@@ -374,8 +374,9 @@ impl Relay {
                     if item.verdict == Verdict::Block {
                         st.tools.remove(&item.key);
                         st.tool_pins.remove(&item.key);
-                    } else if st.tools.get(&item.key) != Some(tool) {
-                        st.tools.insert(item.key.clone(), tool.clone());
+                    } else if st.tools.get(&item.key).is_none_or(|t| **t != *tool) {
+                        st.tools
+                            .insert(item.key.clone(), std::sync::Arc::new(tool.clone()));
                         st.tool_pins.remove(&item.key);
                     }
                     match tool.get("outputSchema") {
