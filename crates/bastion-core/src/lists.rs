@@ -104,6 +104,17 @@ impl ListOutcome {
 /// key (ambiguous) and items whose names look alike (module docs), and sorts the rest by
 /// key (byte order). `result` must have passed [`crate::methods::check_result`].
 pub fn inspect_list(shape: ListShape, result: &Value) -> ListOutcome {
+    inspect_list_with(shape, result, None)
+}
+
+/// [`inspect_list`], and for `tools` lists also every name against the tools of other
+/// servers in `shadow` ([`crate::detect::ShadowIndex`], `tool_name_collision`: an
+/// identical name flags, a look-alike withholds).
+pub fn inspect_list_with(
+    shape: ListShape,
+    result: &Value,
+    shadow: Option<&crate::detect::ShadowIndex>,
+) -> ListOutcome {
     let Some(list) = result.get(shape.member).and_then(Value::as_array) else {
         return ListOutcome {
             rewritten: None,
@@ -150,6 +161,9 @@ pub fn inspect_list(shape: ListShape, result: &Value) -> ListOutcome {
                     escape_non_ascii(other, MAX_NAME_SHOWN),
                 ),
             ));
+        }
+        if let Some(index) = shadow.filter(|_| shape.member == "tools") {
+            findings.extend(index.check(&key, &pointer_push(&path, "name")));
         }
         let verdict = Verdict::from_findings(&findings, false);
         items.push(ItemOutcome {

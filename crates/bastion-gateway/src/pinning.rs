@@ -63,6 +63,8 @@ struct Cache {
     pins: HashMap<(String, String), PinRecord>,
     /// `pins_version` the cache was loaded at.
     version: i64,
+    /// Tool names of the other servers in the store (`tool_name_collision`).
+    shadow: std::sync::Arc<bastion_core::detect::ShadowIndex>,
 }
 
 /// Pinning for one wrapped server.
@@ -128,10 +130,17 @@ impl Pinning {
             cache: Mutex::new(Cache {
                 pins: HashMap::new(),
                 version: -1,
+                shadow: std::sync::Arc::default(),
             }),
         };
         pinning.reload().await?;
         Ok((pinning, check))
+    }
+
+    /// The tools of the other servers in the store, indexed for `tool_name_collision`
+    /// (loaded with the pins; refreshed when pins change).
+    pub fn shadow_index(&self) -> std::sync::Arc<bastion_core::detect::ShadowIndex> {
+        self.cache().shadow.clone()
     }
 
     /// The server identity pins are stored under (`<name>:<launch hash>`).
@@ -154,7 +163,12 @@ impl Pinning {
                 ..PinFilter::default()
             })
             .await?;
+        let others = self.store.tools_of_other_servers(&self.name).await?;
+        let shadow = bastion_core::detect::ShadowIndex::new(
+            others.iter().map(|(s, t)| (s.as_str(), t.as_str())),
+        );
         let mut cache = self.cache();
+        cache.shadow = std::sync::Arc::new(shadow);
         cache.pins = rows
             .into_iter()
             .map(|p| ((p.kind.clone(), p.item_key.clone()), p))

@@ -306,6 +306,29 @@ impl Store {
         self.pin_by_id(id).await
     }
 
+    /// `(server name, tool name)` of every tool pinned (approved or pending review) under
+    /// another server name than `name`: what a new tool of `name` must not shadow.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`] when the database cannot be read.
+    pub async fn tools_of_other_servers(
+        &self,
+        name: &str,
+    ) -> Result<Vec<(String, String)>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT DISTINCT server_name, item_key FROM pins WHERE kind = 'tool' \
+             AND server_name != $1 AND state IN ('approved', 'pending') \
+             ORDER BY server_name, item_key",
+        )
+        .bind(name)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows
+            .iter()
+            .map(|r| (r.get("server_name"), r.get("item_key")))
+            .collect())
+    }
+
     /// A counter bumped by every approval or revocation: a running gateway compares it
     /// to notice decisions made by `mcp-bastion pins` in another process.
     ///

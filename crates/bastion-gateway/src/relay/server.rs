@@ -339,7 +339,8 @@ impl Relay {
     /// A descriptor list: withhold what the detectors block (for the rest of the session),
     /// audit flagged and withheld items, return the sorted list.
     async fn inspect_list(&self, req: &HostRequest, shape: ListShape, result: &Value) -> Inspected {
-        let outcome = lists::inspect_list(shape, result);
+        let shadow = self.pinning.as_ref().map(|p| p.shadow_index());
+        let outcome = lists::inspect_list_with(shape, result, shadow.as_deref());
         {
             let mut st = self.state();
             for key in outcome.withheld() {

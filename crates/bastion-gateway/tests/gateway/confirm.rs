@@ -83,10 +83,15 @@ impl TestHost {
     /// The gateway and a host that has sent nothing yet (a stateless-era host sends no
     /// `initialize`).
     fn start_bare(store: &Store, policy: Policy, server: Vec<String>) -> Self {
-        let (sink, writer) = AuditSink::start(store.clone(), "c");
+        Self::start_named(store, policy, server, "c")
+    }
+
+    /// The gateway for server `name`, a host that has sent nothing yet.
+    fn start_named(store: &Store, policy: Policy, server: Vec<String>, name: &str) -> Self {
+        let (sink, writer) = AuditSink::start(store.clone(), name);
         let (host_w, gw_r) = tokio::io::duplex(1 << 16);
         let (gw_w, host_r) = tokio::io::duplex(1 << 16);
-        let mut cfg = WrapConfig::new("c", server);
+        let mut cfg = WrapConfig::new(name, server);
         cfg.grace_ms = 500;
         cfg.pinning = Some(PinningSetup {
             store: store.clone(),
@@ -561,4 +566,66 @@ async fn stateless_hosts_confirm_through_input_required_and_a_sealed_request_sta
     assert_eq!(reason(&r), "approval_denied", "{r}");
     assert_eq!(host.received().await.len(), 1);
     host.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_that_shadow_another_wrapped_server_are_flagged_or_withheld() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("shadow.db").to_str().unwrap())
+        .await
+        .unwrap();
+    let plain = dir.path().join("plain");
+    let mut first = TestHost::start(&store, policy(&json!({})), confirm_server(&plain), true).await;
+    first
+        .request("tools/list", json!({}), Answer::Nothing)
+        .await;
+    first.finish().await;
+
+    // A second server copies `write_file` and imitates `read_file` as `Read_File`.
+    let copycat = dir.path().join("copycat");
+    std::fs::write(&copycat, "shadow").unwrap();
+    let mut second = TestHost::start_named(
+        &store,
+        policy(&json!({})),
+        confirm_server(&copycat),
+        "copycat",
+    );
+    let list = second
+        .request(
+            "tools/list",
+            json!({"_meta": stateless_meta()}),
+            Answer::Nothing,
+        )
+        .await;
+    let names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"write_file"),
+        "an identical name is flagged, not withheld: {names:?}"
+    );
+    assert!(
+        !names.contains(&"Read_File"),
+        "a look-alike of another server's tool is withheld: {names:?}"
+    );
+    second.finish().await;
+    let events = store
+        .audit_events(&bastion_store::AuditQuery {
+            server: Some("copycat".into()),
+            limit: Some(1000),
+            ..bastion_store::AuditQuery::default()
+        })
+        .await
+        .unwrap();
+    let flagged: Vec<(&str, &str)> = events
+        .iter()
+        .filter(|e| e.codes.iter().any(|c| c == "tool_name_collision"))
+        .map(|e| (e.tool.as_deref().unwrap_or(""), e.verdict.as_str()))
+        .collect();
+    assert!(flagged.contains(&("write_file", "flag")), "{flagged:?}");
+    assert!(flagged.contains(&("Read_File", "block")), "{flagged:?}");
+    store.close().await;
 }
