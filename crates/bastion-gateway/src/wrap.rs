@@ -44,6 +44,9 @@ pub struct WrapConfig {
     /// Tool-call confirmation (policy, channels, grants); `None` forwards every call
     /// that passes the other checks.
     pub confirmation: Option<crate::confirm::ConfirmSetup>,
+    /// Elicitation mediation: URL gate policy and the consent-ledger store (without a
+    /// store, URL-mode requests are refused).
+    pub elicitation: crate::relay::ElicitSetup,
 }
 
 /// Where pins live and how strictly they apply.
@@ -85,6 +88,7 @@ impl WrapConfig {
             grace_ms: 2000,
             pinning: None,
             confirmation: None,
+            elicitation: crate::relay::ElicitSetup::default(),
         }
     }
 }
@@ -155,6 +159,7 @@ where
         audit,
         pinning,
         cfg.confirmation.clone(),
+        cfg.elicitation.clone(),
     ));
     let timers = tokio::spawn({
         let r = relay.clone();

@@ -826,3 +826,6 @@ async fn binary_content_is_checked_and_policy_can_block_injection() {
 
 #[path = "gateway/confirm.rs"]
 mod confirm;
+
+#[path = "gateway/elicit.rs"]
+mod elicit;

@@ -27,6 +27,8 @@ pub(crate) struct Config {
     pub(crate) servers: BTreeMap<String, ServerConfig>,
     /// `[audit]`: what the audit log may contain.
     pub(crate) audit: AuditSection,
+    /// `[urls]`: the URL gate (elicitation URLs).
+    pub(crate) urls: UrlsSection,
     /// The compiled confirmation policy (`[confirmation]` + `[servers.*]`), built by
     /// [`Config::from_toml`].
     #[serde(skip)]
@@ -70,6 +72,27 @@ impl Config {
             }
         }
         input
+    }
+}
+
+/// `[urls]` section (DESIGN §5).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub(crate) struct UrlsSection {
+    /// Accept `http://` to loopback hosts (local development servers).
+    pub(crate) allow_loopback_http: bool,
+    /// Registrable domains the user trusts: look-alikes of them are flagged.
+    pub(crate) trusted_domains: Vec<String>,
+}
+
+impl UrlsSection {
+    /// The elicitation policy for `wrap`: the URL gate for URLs a user opens.
+    pub(crate) fn elicit_policy(&self) -> bastion_core::elicit::ElicitPolicy {
+        let mut policy = bastion_core::elicit::ElicitPolicy::default();
+        policy.url = bastion_core::url_gate::UrlPolicy::navigate()
+            .with_loopback_http(self.allow_loopback_http)
+            .with_trusted_domains(self.trusted_domains.clone());
+        policy
     }
 }
 
@@ -160,8 +183,7 @@ mod tests {
         assert!(e.to_string().contains("max_dept"), "{e}");
     }
 
-    /// DESIGN §5's example, every section this build knows (`[urls]` belongs to the URL
-    /// gate, issue 6, and is added with it), plus the confirmation keys of issue 5.
+    /// DESIGN §5's example, every section, plus the confirmation keys of issue 5.
     const DESIGN_EXAMPLE: &str = r#"
 [limits]
 max_frame_bytes = 4194304
@@ -181,6 +203,10 @@ default = "ask"
 fallback = "deny"
 channels = ["elicitation", "tty"]
 timeout_ms = 120000
+
+[urls]
+allow_loopback_http = false
+trusted_domains = []
 
 [servers.NAME]
 trusted = false

@@ -288,6 +288,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let pin_mode = cfg.pinning.mode;
             let policy = cfg.policy.clone();
             let log_arguments = cfg.audit.log_arguments;
+            let elicit_policy = cfg.urls.elicit_policy();
             bastion_gateway::child::adopt_orphans();
             // One thread runs the whole relay: no cross-thread wake-ups per frame.
             let rt = tokio::runtime::Builder::new_current_thread()
@@ -302,6 +303,10 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     store: store.clone(),
                     mode: pin_mode,
                 });
+                wcfg.elicitation = bastion_gateway::ElicitSetup {
+                    policy: elicit_policy,
+                    store: Some(store.clone()),
+                };
                 wcfg.confirmation = Some(ConfirmSetup {
                     policy: std::sync::Arc::new(policy),
                     store: Some(store.clone()),

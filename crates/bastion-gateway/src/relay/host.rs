@@ -213,6 +213,7 @@ impl Relay {
             }
             if method == "initialize" {
                 st.host_elicitation = super::approve::host_allows_form_elicitation(params);
+                st.host_modes = Some(super::elicit::host_modes(params));
             }
             if st.pending.host_contains(&id) || st.held.contains(&id) {
                 let m =
@@ -381,7 +382,8 @@ impl Relay {
         if self.take_own_answer(id, map) {
             return;
         }
-        let Some(method) = self.state().pending.take_server(id) else {
+        let taken = self.state().pending.take_server(id);
+        let Some(method) = taken else {
             self.audit
                 .record(
                     ev(Verdict::Block)
@@ -410,6 +412,10 @@ impl Relay {
                 Code::MalformedMessage.as_str(),
             )
             .await;
+            return;
+        }
+        if method == "elicitation/create" && !self.check_elicitation_answer(id, &raw_id, map).await
+        {
             return;
         }
         self.audit

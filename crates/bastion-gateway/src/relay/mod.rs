@@ -6,11 +6,13 @@
 //! the refusal helpers.
 
 mod approve;
+mod elicit;
 mod host;
 mod server;
 mod timers;
 
 pub(crate) use approve::OWN_ID_PREFIX;
+pub use elicit::ElicitSetup;
 
 use crate::audit::AuditSink;
 use crate::io::{Outbox, Sent};
@@ -70,6 +72,12 @@ struct State {
     own_requests: HashMap<String, tokio::sync::oneshot::Sender<Value>>,
     /// Host `tools/call` ids held while a human is asked.
     held: HashSet<bastion_core::envelope::Id>,
+    /// The elicitation modes the host declared in `initialize`; `None` before it.
+    host_modes: Option<bastion_core::elicit::DeclaredModes>,
+    /// Forwarded server `elicitation/create` requests awaiting the host's answer, by id.
+    asked: HashMap<String, elicit::Asked>,
+    /// URL elicitation flows of this session, by `elicitationId`.
+    flows: HashMap<String, bastion_core::elicit::flow::UrlFlow>,
     /// Stateless-era approvals awaiting the host's retry: pending id → expiry (unix ms).
     stateless_pending: HashMap<String, u64>,
     /// Calls forwarded in this session, oldest first (toxic-flow signals).
@@ -153,6 +161,10 @@ pub(crate) struct Relay {
     /// HMAC key of the `requestState` tokens of stateless-era approvals (random per
     /// gateway process: a token outlives neither the process nor its TTL).
     state_key: bastion_core::confirm::StateKey,
+    /// Elicitation mediation (URL gate policy, consent ledger store).
+    elicit: ElicitSetup,
+    /// This gateway session's id (one `wrap` run), for flows and the consent ledger.
+    session: String,
 }
 
 /// A piece of audit work: computes the finished event.
@@ -337,6 +349,7 @@ impl Relay {
         audit: AuditSink,
         pinning: Option<Arc<crate::pinning::Pinning>>,
         confirm: Option<crate::confirm::ConfirmSetup>,
+        elicit: ElicitSetup,
     ) -> Self {
         use std::hash::{BuildHasher, Hasher};
         // RandomState is seeded from the OS: enough to keep ids unguessable.
@@ -365,6 +378,8 @@ impl Relay {
             own_seq: std::sync::atomic::AtomicU64::new(0),
             own_nonce,
             state_key: random_state_key(),
+            elicit,
+            session: format!("{own_nonce:016x}-{}", crate::now_ms()),
         }
     }
 

@@ -535,11 +535,19 @@ impl Relay {
                 format!("Invalid params: {e}"),
                 Code::MalformedMessage.as_str(),
             )),
-            Ok(()) if !self.state().pending.add_server(id, method.to_owned()) => Some((
-                codes::INVALID_REQUEST,
-                "Invalid request: this id is already used by a request still pending".to_owned(),
-                Code::DuplicateRequestId.as_str(),
-            )),
+            Ok(())
+                if !self
+                    .state()
+                    .pending
+                    .add_server(id.clone(), method.to_owned()) =>
+            {
+                Some((
+                    codes::INVALID_REQUEST,
+                    "Invalid request: this id is already used by a request still pending"
+                        .to_owned(),
+                    Code::DuplicateRequestId.as_str(),
+                ))
+            }
             Ok(()) => None,
         };
         if let Some((code, message, reason)) = problem {
@@ -547,6 +555,20 @@ impl Relay {
             self.answer_server(Some(&raw_id), code, &message, reason)
                 .await;
             return;
+        }
+        let mut rewritten = false;
+        if method == "elicitation/create" {
+            let params = map.get("params").cloned().unwrap_or(Value::Null);
+            let Some(shown) = self
+                .review_server_elicitation(&id, &raw_id, &params, frame.len())
+                .await
+            else {
+                return;
+            };
+            if shown != params {
+                map.insert("params".into(), shown);
+                rewritten = true;
+            }
         }
         let cleaned = map
             .get_mut("params")
@@ -561,9 +583,11 @@ impl Relay {
         for code in &cleaned.codes {
             e = e.code(*code).reason("sanitized");
         }
-        self.audit.record(e.0).await;
+        if method != "elicitation/create" {
+            self.audit.record(e.0).await;
+        }
         self.to_host
-            .send(if cleaned.removed > 0 {
+            .send(if cleaned.removed > 0 || rewritten {
                 serialize(&map)
             } else {
                 frame
@@ -587,6 +611,11 @@ impl Relay {
                 "mcp-bastion[{}]: dropped a server notification: `{method}` is not a notification method",
                 self.name
             );
+            return;
+        }
+        if method == "notifications/elicitation/complete"
+            && !self.check_completion(map.get("params"), frame.len()).await
+        {
             return;
         }
         // Notification texts (log messages, progress messages) reach the host as well.

@@ -23,7 +23,7 @@ fn confirm_server(variant_file: &Path) -> Vec<String> {
 }
 
 /// The policy of these tests: the `calls` probe always runs; the rest is `policy`.
-fn policy(extra: &Value) -> Policy {
+pub(super) fn policy(extra: &Value) -> Policy {
     let mut base = json!({
         "confirmation": {"timeout_ms": 600, "channels": ["elicitation", "tty"]},
         "servers": {"c": {"tools": {"calls": {"action": "allow"}}}}
@@ -36,31 +36,41 @@ fn policy(extra: &Value) -> Policy {
     Policy::new(serde_json::from_value::<PolicyConfig>(base).unwrap()).unwrap()
 }
 
-/// How the test host answers Bastion's approval form.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Answer {
+/// How the test host answers an `elicitation/create` (Bastion's approval form or a
+/// server's request).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Answer {
     Accept,
     AcceptAlways,
     Decline,
     Cancel,
     Nothing,
     Nonsense,
+    /// `accept` with this content.
+    With(Value),
+    /// This whole result.
+    Raw(Value),
 }
 
-struct TestHost {
+pub(super) struct TestHost {
     tx: DuplexStream,
     rx: Lines<BufReader<DuplexStream>>,
     gateway: JoinHandle<Result<i32, bastion_gateway::GatewayError>>,
     writer: JoinHandle<()>,
     next_id: i64,
     /// Approval forms seen (their params).
-    asked: Vec<Value>,
+    pub(super) asked: Vec<Value>,
     /// Notifications seen.
-    notes: Vec<Value>,
+    pub(super) notes: Vec<Value>,
 }
 
 impl TestHost {
-    async fn start(store: &Store, policy: Policy, server: Vec<String>, elicitation: bool) -> Self {
+    pub(super) async fn start(
+        store: &Store,
+        policy: Policy,
+        server: Vec<String>,
+        elicitation: bool,
+    ) -> Self {
         let caps = if elicitation {
             json!({"elicitation": {}})
         } else {
@@ -87,7 +97,12 @@ impl TestHost {
     }
 
     /// The gateway for server `name`, a host that has sent nothing yet.
-    fn start_named(store: &Store, policy: Policy, server: Vec<String>, name: &str) -> Self {
+    pub(super) fn start_named(
+        store: &Store,
+        policy: Policy,
+        server: Vec<String>,
+        name: &str,
+    ) -> Self {
         let (sink, writer) = AuditSink::start(store.clone(), name);
         let (host_w, gw_r) = tokio::io::duplex(1 << 16);
         let (gw_w, host_r) = tokio::io::duplex(1 << 16);
@@ -97,6 +112,10 @@ impl TestHost {
             store: store.clone(),
             mode: PinMode::Tofu,
         });
+        cfg.elicitation = bastion_gateway::ElicitSetup {
+            store: Some(store.clone()),
+            ..bastion_gateway::ElicitSetup::default()
+        };
         cfg.confirmation = Some(ConfirmSetup {
             store: Some(store.clone()),
             // No terminal in tests: the tty channel is skipped.
@@ -132,7 +151,7 @@ impl TestHost {
 
     /// Sends a request, answering approval forms with `answer` meanwhile.
     #[allow(clippy::needless_pass_by_value)]
-    async fn request(&mut self, method: &str, params: Value, answer: Answer) -> Value {
+    pub(super) async fn request(&mut self, method: &str, params: Value, answer: Answer) -> Value {
         self.next_id += 1;
         let id = self.next_id;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
@@ -144,7 +163,7 @@ impl TestHost {
             }
             if m["method"] == "elicitation/create" {
                 self.asked.push(m["params"].clone());
-                let result = match answer {
+                let result = match &answer {
                     Answer::Accept => json!({"action": "accept", "content": {"approve": true}}),
                     Answer::AcceptAlways => {
                         json!({"action": "accept", "content": {"approve": true, "remember": "always_for_this_tool"}})
@@ -152,6 +171,8 @@ impl TestHost {
                     Answer::Decline => json!({"action": "decline"}),
                     Answer::Cancel => json!({"action": "cancel"}),
                     Answer::Nonsense => json!({"action": "accept", "content": {"approve": "yes"}}),
+                    Answer::With(content) => json!({"action": "accept", "content": content}),
+                    Answer::Raw(result) => result.clone(),
                     Answer::Nothing => continue,
                 };
                 self.send(&json!({"jsonrpc": "2.0", "id": m["id"], "result": result}))
@@ -162,7 +183,7 @@ impl TestHost {
         }
     }
 
-    async fn call(&mut self, tool: &str, arguments: Value, answer: Answer) -> Value {
+    pub(super) async fn call(&mut self, tool: &str, arguments: Value, answer: Answer) -> Value {
         self.request(
             "tools/call",
             json!({"name": tool, "arguments": arguments}),
@@ -180,7 +201,7 @@ impl TestHost {
         serde_json::from_str(text).unwrap()
     }
 
-    async fn finish(self) {
+    pub(super) async fn finish(self) {
         drop(self.tx);
         tokio::time::timeout(Duration::from_secs(20), self.gateway)
             .await
@@ -194,7 +215,7 @@ impl TestHost {
     }
 }
 
-fn reason(r: &Value) -> &str {
+pub(super) fn reason(r: &Value) -> &str {
     r["error"]["data"]["reason"]
         .as_str()
         .unwrap_or_else(|| panic!("not a Bastion refusal: {r}"))
@@ -217,7 +238,7 @@ async fn only_an_accepted_form_lets_the_call_reach_the_server() {
             TestHost::start(&store, policy(&json!({})), confirm_server(&variant), true).await;
         let list = host.request("tools/list", json!({}), Answer::Nothing).await;
         assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 3);
-        let r = host.call("write_file", args.clone(), answer).await;
+        let r = host.call("write_file", args.clone(), answer.clone()).await;
         assert_eq!(host.asked.len(), 1, "{answer:?}: asked once");
         let message = host.asked[0]["message"].as_str().unwrap();
         for shown in [

@@ -1,0 +1,214 @@
+//! Elicitation mediation through `wrap` (issue 6), fault injection with
+//! `tests/servers/elicit_server.py`: a form asking for a password, a URL with a token, a
+//! confusable domain, an invalid answer, completion notifications for an unknown id, a
+//! duplicate, and one from an old session. Counts asserted as the issue demands:
+//! sensitive fields passed through = 0, unknown completions advancing state = 0,
+//! cross-session completions accepted = 0.
+
+use super::confirm::{Answer, TestHost, policy};
+use bastion_store::Store;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+
+fn elicit_server() -> Vec<String> {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/servers/elicit_server.py");
+    vec!["python3".into(), script.display().to_string()]
+}
+
+/// A host that declares both elicitation modes; every tool of the test server runs
+/// without confirmation.
+async fn host(store: &Store) -> TestHost {
+    let rules = json!({"servers": {"c": {"tools": {"*": {"action": "allow"}}}}});
+    let mut h = TestHost::start_named(store, policy(&rules), elicit_server(), "c");
+    let init = h
+        .request(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}, "url": {}}}, "clientInfo": {"name": "t", "version": "1"}}),
+            Answer::Nothing,
+        )
+        .await;
+    assert!(init.get("result").is_some(), "{init}");
+    h.request("tools/list", json!({}), Answer::Nothing).await;
+    h
+}
+
+/// What the server got back for its elicitation (the ask_* tools echo it).
+fn server_got(r: &Value) -> Value {
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no tool text: {r}"));
+    serde_json::from_str(text).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn forms_asking_for_secrets_never_reach_the_host_and_answers_are_validated() {
+    let store = Store::open("sqlite::memory:").await.unwrap();
+    let mut h = host(&store).await;
+
+    let r = h
+        .call(
+            "ask_password",
+            json!({}),
+            Answer::With(json!({"password": "hunter2"})),
+        )
+        .await;
+    let got = server_got(&r);
+    assert_eq!(got["error"]["code"], -32051, "{got}");
+    assert_eq!(got["error"]["data"]["reason"], "policy_denied", "{got}");
+    assert_eq!(
+        got["error"]["data"]["finding"], "sensitive_form_field",
+        "{got}"
+    );
+    assert!(got.get("result").is_none(), "never a fake decline: {got}");
+    let sensitive_shown = h
+        .asked
+        .iter()
+        .filter(|p| p.to_string().to_lowercase().contains("password"))
+        .count();
+    assert_eq!(
+        sensitive_shown, 0,
+        "sensitive fields passed through: {:?}",
+        h.asked
+    );
+
+    // An ordinary form reaches the host; a fitting answer reaches the server.
+    let r = h
+        .call("ask_name", json!({}), Answer::With(json!({"name": "Ada"})))
+        .await;
+    assert_eq!(h.asked.len(), 1);
+    assert_eq!(server_got(&r)["result"]["content"]["name"], "Ada");
+    // An answer that does not fit the schema is not forwarded.
+    let r = h
+        .call("ask_name", json!({}), Answer::With(json!({"name": 42})))
+        .await;
+    let got = server_got(&r);
+    assert_eq!(
+        got["error"]["data"]["reason"], "elicitation_answer_invalid",
+        "{got}"
+    );
+    h.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn url_requests_are_gated_recorded_and_completions_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("ledger.db").to_str().unwrap())
+        .await
+        .unwrap();
+    let mut h = host(&store).await;
+
+    // A pre-authenticated URL is refused and never shown.
+    let r = h.call("ask_url_token", json!({}), Answer::Accept).await;
+    let got = server_got(&r);
+    assert_eq!(
+        got["error"]["data"]["finding"], "url_preauth_param",
+        "{got}"
+    );
+    assert!(h.asked.is_empty(), "{:?}", h.asked);
+
+    // A look-alike domain is shown in its ASCII form, with warnings naming it.
+    let r = h
+        .call(
+            "ask_url_confusable",
+            json!({}),
+            Answer::Raw(json!({"action": "decline"})),
+        )
+        .await;
+    let got = server_got(&r);
+    assert_eq!(got["result"]["action"], "decline", "{got} {:?}", h.asked);
+    let shown = h.asked.last().unwrap().clone();
+    assert_eq!(shown["url"], "https://xn--pypal-4ve.com/signin", "{shown}");
+    let message = shown["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("mcp-bastion: the server \"c\""),
+        "{message}"
+    );
+    assert!(
+        message.contains("Warning:") && message.contains("xn--pypal-4ve.com"),
+        "{message}"
+    );
+
+    // An ordinary URL: accepted, recorded, then completed exactly once.
+    let r = h
+        .call("ask_url", json!({"id": "flow-1"}), Answer::Accept)
+        .await;
+    assert_eq!(server_got(&r)["result"]["action"], "accept");
+    let before = h.notes.len();
+    for id in ["no-such-flow", "flow-1", "flow-1"] {
+        let r = h.call("complete", json!({"id": id}), Answer::Nothing).await;
+        assert_eq!(r["result"]["content"][0]["text"], "sent");
+    }
+    let completions: Vec<&Value> = h.notes[before..]
+        .iter()
+        .filter(|n| n["method"] == "notifications/elicitation/complete")
+        .collect();
+    assert_eq!(
+        completions.len(),
+        1,
+        "only the known, pending flow completes, once: {completions:?}"
+    );
+    assert_eq!(completions[0]["params"]["elicitationId"], "flow-1");
+    h.finish().await;
+
+    // A new session: the old session's flow id does not complete anything here.
+    let mut h2 = host(&store).await;
+    let before = h2.notes.len();
+    h2.call("complete", json!({"id": "flow-1"}), Answer::Nothing)
+        .await;
+    assert!(
+        h2.notes[before..]
+            .iter()
+            .all(|n| n["method"] != "notifications/elicitation/complete"),
+        "cross-session completion accepted: {:?}",
+        h2.notes
+    );
+    h2.finish().await;
+
+    let ledger = store.consents(Some("c"), 100).await.unwrap();
+    let decisions: Vec<(&str, &str)> = ledger
+        .iter()
+        .map(|c| {
+            (
+                c.elicitation_id.as_deref().unwrap_or(""),
+                c.decision.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        decisions,
+        vec![
+            ("tok-1", "refused"),
+            ("conf-1", "declined"),
+            ("flow-1", "accepted")
+        ]
+    );
+    assert!(
+        ledger
+            .iter()
+            .all(|c| c.consent_id.len() >= 32 && c.request_digest.len() == 64)
+    );
+    let flows = store.flows_with_id("c", "flow-1").await.unwrap();
+    assert_eq!(flows.len(), 1);
+    assert_eq!(flows[0].state, "COMPLETION_NOTIFIED");
+    let reasons: Vec<String> = store
+        .audit_events(&bastion_store::AuditQuery {
+            limit: Some(1000),
+            ..bastion_store::AuditQuery::default()
+        })
+        .await
+        .unwrap()
+        .into_iter()
+        .filter_map(|e| e.reason)
+        .collect();
+    for expected in [
+        "completion_unknown_id",
+        "completion_duplicate",
+        "completion_other_session",
+    ] {
+        assert!(
+            reasons.iter().any(|r| r == expected),
+            "{expected} not audited: {reasons:?}"
+        );
+    }
+    store.close().await;
+}
