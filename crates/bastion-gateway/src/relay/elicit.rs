@@ -97,33 +97,30 @@ impl Relay {
         let mut no_ledger = false;
         let mut url_ask = None;
         if !refused && review.mode == Some(ElicitMode::Url) {
-            match (&review.url, &self.elicit.store) {
-                (Some(url), Some(_)) => {
-                    let elicitation_id = params
-                        .get("elicitationId")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_owned();
-                    rewritten = Some(url_mode::rewrite_params(params, &self.name, url));
-                    url_ask = Some(UrlAsk {
-                        elicitation_id,
-                        normalized: url.normalized.clone().unwrap_or_default(),
-                        domain: url.registrable_domain.clone(),
-                        verdict: url.verdict,
-                        reasons: codes_of(&url.findings),
-                        digest: bastion_core::elicit::required::request_digest(
-                            "elicitation/create",
-                            Some(params),
-                        )
-                        .unwrap_or_default(),
-                        created_ms: crate::now_ms(),
-                    });
-                }
+            if let (Some(url), Some(_)) = (&review.url, &self.elicit.store) {
+                let elicitation_id = params
+                    .get("elicitationId")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned();
+                rewritten = Some(url_mode::rewrite_params(params, &self.name, url));
+                url_ask = Some(UrlAsk {
+                    elicitation_id,
+                    normalized: url.normalized.clone().unwrap_or_default(),
+                    domain: url.registrable_domain.clone(),
+                    verdict: url.verdict,
+                    reasons: codes_of(&url.findings),
+                    digest: bastion_core::elicit::required::request_digest(
+                        "elicitation/create",
+                        Some(params),
+                    )
+                    .unwrap_or_default(),
+                    created_ms: crate::now_ms(),
+                });
+            } else {
                 // No store: no consent ledger, so no URL is shown.
-                _ => {
-                    refused = true;
-                    no_ledger = true;
-                }
+                refused = true;
+                no_ledger = true;
             }
         }
         let mut ev = Ev::new(S2H, "request", review.verdict, bytes)
