@@ -428,6 +428,60 @@ impl Relay {
         false
     }
 
+    /// Judges the `inputRequests` of a 2026-07-28 `input_required` result (issue 6 §8):
+    /// `Ok(result as the host gets it)` (URL entries rewritten, forms remembered under
+    /// the result's `requestState` to validate the retry's `inputResponses`), or
+    /// `Err(findings)` when an entry is refused and the whole result becomes an error.
+    /// Per-request capabilities are not known here: both modes count as declared; the
+    /// form rules and the URL gate apply in full.
+    pub(super) fn review_input_required(
+        &self,
+        result: &Value,
+    ) -> Result<Value, Vec<bastion_core::finding::Finding>> {
+        let policy = self.elicit.policy.clone();
+        let review =
+            bastion_core::elicit::stateless::review_input_requests(result, &policy, &self.name);
+        if review.verdict == Verdict::Block {
+            return Err(review.findings);
+        }
+        if let Some(state) = result.get("requestState").and_then(Value::as_str)
+            && !review.forms.is_empty()
+        {
+            let mut st = self.state();
+            if st.stateless_forms.len() >= MAX_FLOWS {
+                st.stateless_forms.clear();
+            }
+            st.stateless_forms
+                .insert(state.to_owned(), review.forms.clone());
+        }
+        Ok(review.rewritten)
+    }
+
+    /// A stateless-era retry answering a server's `input_required`: every `inputResponses`
+    /// entry answering a remembered form must fit it. `Err(message)` when one does not
+    /// (the retry is refused, not forwarded).
+    pub(super) fn check_input_responses(&self, params: &Value) -> Result<(), String> {
+        let Some(state) = params.get("requestState").and_then(Value::as_str) else {
+            return Ok(());
+        };
+        let Some(forms) = self.state().stateless_forms.get(state).cloned() else {
+            return Ok(());
+        };
+        let responses = params.get("inputResponses");
+        for (key, form) in &forms {
+            let Some(answer) = responses.and_then(|r| r.get(key)) else {
+                continue;
+            };
+            if let Err(e) = validate_answer(form, answer) {
+                return Err(format!(
+                    "the answer to input request {key:?} does not match its requestedSchema ({e})"
+                ));
+            }
+        }
+        self.state().stateless_forms.remove(state);
+        Ok(())
+    }
+
     fn random_id(&self) -> String {
         use std::hash::{BuildHasher, Hasher};
         let n = self

@@ -205,6 +205,24 @@ impl Relay {
             .await;
             return;
         }
+        if let Some(Err(detail)) = params
+            .filter(|p| p.get("inputResponses").is_some())
+            .map(|p| self.check_input_responses(p))
+        {
+            self.audit
+                .record(ev(Verdict::Block).reason("elicitation_answer_invalid").0)
+                .await;
+            let message = format!("Invalid params: {detail}; mcp-bastion did not forward it");
+            self.answer_host(
+                Some(&raw_id),
+                codes::INVALID_PARAMS,
+                &message,
+                "elicitation_answer_invalid",
+                Value::Null,
+            )
+            .await;
+            return;
+        }
         let confirm = self.confirm.as_ref().filter(|_| method == "tools/call");
         let refusal = {
             let mut st = self.state();

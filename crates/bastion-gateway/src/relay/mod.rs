@@ -76,6 +76,9 @@ struct State {
     host_modes: Option<bastion_core::elicit::DeclaredModes>,
     /// Forwarded server `elicitation/create` requests awaiting the host's answer, by id.
     asked: HashMap<String, elicit::Asked>,
+    /// Forms of servers' stateless-era `input_required` results, by `requestState`: the
+    /// retry's `inputResponses` are validated against them.
+    stateless_forms: HashMap<String, Vec<(String, bastion_core::elicit::FormSchema)>>,
     /// URL elicitation flows of this session, by `elicitationId`.
     flows: HashMap<String, bastion_core::elicit::flow::UrlFlow>,
     /// Stateless-era approvals awaiting the host's retry: pending id → expiry (unix ms).

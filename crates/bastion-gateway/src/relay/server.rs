@@ -160,6 +160,41 @@ impl Relay {
             .await;
             return;
         }
+        // 2026-07-28: the server asks the host for input inside the result.
+        let mut result = result;
+        if result.get("resultType").and_then(Value::as_str) == Some("input_required")
+            && result.get("inputRequests").is_some()
+        {
+            match self.review_input_required(&result) {
+                Ok(shown) => result = shown,
+                Err(refused) => {
+                    self.audit
+                        .record(
+                            ev(Verdict::Block)
+                                .reason("elicitation_refused")
+                                .codes(&refused)
+                                .0,
+                        )
+                        .await;
+                    let first = refused
+                        .iter()
+                        .max_by_key(|f| f.severity)
+                        .map_or("policy_denied", |f| f.code.as_str());
+                    let message = format!(
+                        "The server asked for input that mcp-bastion refused ({first}); nothing was shown"
+                    );
+                    self.answer_host(
+                        Some(&req.raw_id),
+                        codes::POLICY_REFUSED,
+                        &message,
+                        "policy_denied",
+                        json!({"finding": first}),
+                    )
+                    .await;
+                    return;
+                }
+            }
+        }
         let Inspected {
             rewritten,
             mut verdict,

@@ -212,3 +212,40 @@ async fn url_requests_are_gated_recorded_and_completions_checked() {
     }
     store.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stateless_input_requests_are_judged_and_their_answers_validated() {
+    let store = Store::open("sqlite::memory:").await.unwrap();
+    let mut h = host(&store).await;
+    let r = h
+        .call("stateless_password", json!({}), Answer::Nothing)
+        .await;
+    assert_eq!(r["error"]["data"]["reason"], "policy_denied", "{r}");
+    assert_eq!(r["error"]["data"]["finding"], "sensitive_form_field", "{r}");
+
+    let r = h.call("stateless_name", json!({}), Answer::Nothing).await;
+    assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+    assert!(r["result"]["inputRequests"]["q"]["params"]["requestedSchema"].is_object());
+    let state = r["result"]["requestState"].as_str().unwrap().to_owned();
+    assert_eq!(
+        state, "srv-state-stateless_name",
+        "requestState passes byte for byte"
+    );
+    let retry = |content: Value| {
+        json!({"name": "stateless_name", "arguments": {}, "requestState": state,
+               "inputResponses": {"q": {"action": "accept", "content": content}}})
+    };
+    let r = h
+        .request("tools/call", retry(json!({"name": 42})), Answer::Nothing)
+        .await;
+    assert_eq!(
+        r["error"]["data"]["reason"], "elicitation_answer_invalid",
+        "{r}"
+    );
+    let r = h
+        .request("tools/call", retry(json!({"name": "Ada"})), Answer::Nothing)
+        .await;
+    let got = server_got(&r);
+    assert_eq!(got["q"]["content"]["name"], "Ada", "{got}");
+    h.finish().await;
+}

@@ -10,6 +10,9 @@ ask_url_token       elicitation/create (url) to a URL carrying a session token
 ask_url_confusable  elicitation/create (url) to a mixed-script look-alike of paypal.com
 ask_url             elicitation/create (url) to an ordinary page; arguments.id names it
 complete            sends notifications/elicitation/complete for arguments.id
+stateless_password  (2026-07-28 style) answers input_required asking for a password
+stateless_name      answers input_required with a display-name form; the retry (with
+                    inputResponses) is answered with the JSON of those responses
 
 Each ask_* tool answers its own call, once the client answered the elicitation, with the
 JSON of that answer ({"result": ...} or {"error": ...}) as text, so a test sees exactly
@@ -20,7 +23,8 @@ import sys
 
 TOOLS = [{"name": n, "description": "Test tool " + n + ".", "inputSchema": {"type": "object"},
           "annotations": {"readOnlyHint": True, "openWorldHint": False}}
-         for n in ["ask_password", "ask_name", "ask_url_token", "ask_url_confusable", "ask_url", "complete"]]
+         for n in ["ask_password", "ask_name", "ask_url_token", "ask_url_confusable", "ask_url", "complete",
+                    "stateless_password", "stateless_name"]]
 
 
 def send(obj):
@@ -74,6 +78,16 @@ def main():
         elif method == "tools/call" and mid is not None:
             name = params.get("name")
             args = params.get("arguments") or {}
+            if name in ("stateless_password", "stateless_name"):
+                if "inputResponses" in params:
+                    send({"jsonrpc": "2.0", "id": mid, "result": {"content": [
+                        {"type": "text", "text": json.dumps(params["inputResponses"], sort_keys=True)}]}})
+                    continue
+                form = elicitation("ask_password" if name == "stateless_password" else "ask_name", args)
+                send({"jsonrpc": "2.0", "id": mid, "result": {
+                    "resultType": "input_required", "requestState": "srv-state-" + name,
+                    "inputRequests": {"q": {"method": "elicitation/create", "params": form}}}})
+                continue
             if name == "complete":
                 send({"jsonrpc": "2.0", "method": "notifications/elicitation/complete",
                       "params": {"elicitationId": args.get("id")}})
