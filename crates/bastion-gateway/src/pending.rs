@@ -18,6 +18,18 @@ pub(crate) struct HostRequest {
     seq: u64,
     /// `true` when the request carried a `cursor`: a later page of a list.
     pub(crate) continuation: bool,
+    /// `tools/call` params, kept so a -32042 answer can record the request's digest.
+    pub(crate) params: Option<std::sync::Arc<Value>>,
+    /// The digest of the -32042 requirement this request is the one retry of.
+    pub(crate) requirement: Option<String>,
+}
+
+/// What a host request carries besides its method and id (see [`HostRequest`]).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RequestExtra {
+    pub(crate) continuation: bool,
+    pub(crate) params: Option<std::sync::Arc<Value>>,
+    pub(crate) requirement: Option<String>,
 }
 
 /// Both directions' pending maps and the deadline index.
@@ -46,7 +58,7 @@ impl Pending {
         target: Option<String>,
         raw_id: Value,
         deadline: Instant,
-        continuation: bool,
+        extra: RequestExtra,
     ) -> Option<Instant> {
         self.seq += 1;
         let seq = self.seq;
@@ -59,7 +71,9 @@ impl Pending {
                 raw_id,
                 deadline,
                 seq,
-                continuation,
+                continuation: extra.continuation,
+                params: extra.params,
+                requirement: extra.requirement,
             },
         );
         self.next_deadline()

@@ -33,6 +33,8 @@ const HISTORY: usize = 64;
 
 /// A `tools/call` waiting for a decision.
 pub(super) struct HeldCall {
+    /// The -32042 requirement this call is the one retry of.
+    pub(super) requirement: Option<String>,
     pub(super) frame: Vec<u8>,
     pub(super) id: Id,
     pub(super) raw_id: Value,
@@ -151,7 +153,11 @@ impl Relay {
                 held.raw_id,
                 "tools/call".into(),
                 held.shown,
-                false,
+                crate::pending::RequestExtra {
+                    params: Some(Arc::new(held.params)),
+                    requirement: held.requirement,
+                    ..crate::pending::RequestExtra::default()
+                },
             )
             .await;
             return;
@@ -346,7 +352,11 @@ impl Relay {
                 held.raw_id,
                 "tools/call".into(),
                 held.shown,
-                false,
+                crate::pending::RequestExtra {
+                    params: Some(Arc::new(held.params)),
+                    requirement: held.requirement,
+                    ..crate::pending::RequestExtra::default()
+                },
             )
             .await;
             return;

@@ -391,8 +391,13 @@ impl Relay {
         let judged = {
             let mut st = self.state();
             let flow = st.flows.get_mut(&eid);
-            judge_completion(flow, &self.name, &self.session, t)
-                .map(|_| st.flows.get(&eid).cloned())
+            let judged = judge_completion(flow, &self.name, &self.session, t);
+            if judged.is_ok() {
+                for r in st.requirements.values_mut() {
+                    r.completed(&eid);
+                }
+            }
+            judged.map(|_| st.flows.get(&eid).cloned())
         };
         let reason = match judged {
             Ok(flow) => {
@@ -480,6 +485,109 @@ impl Relay {
         }
         self.state().stateless_forms.remove(state);
         Ok(())
+    }
+
+    /// The retry gate of -32042 requirements (issue 6 §7): `Ok(Some(digest))` when this
+    /// request is the one allowed retry of a requirement (now in flight), `Ok(None)` when
+    /// it is not a requirement's request, `Err(why)` when it is one that may not run now
+    /// (before completion or expiry, while the retry is in flight, or after it).
+    pub(super) fn gate_retry(
+        &self,
+        method: &str,
+        params: Option<&Value>,
+    ) -> Result<Option<String>, String> {
+        if self.state().requirements.is_empty() {
+            return Ok(None);
+        }
+        let Ok(digest) = bastion_core::elicit::required::request_digest(method, params) else {
+            return Ok(None);
+        };
+        let mut st = self.state();
+        let Some(req) = st.requirements.get_mut(&digest) else {
+            return Ok(None);
+        };
+        req.begin_retry(&digest, now())
+            .map(|()| Some(digest))
+            .map_err(|e| e.to_string())
+    }
+
+    /// The answer to a requirement's retry arrived: nothing more may run for it.
+    pub(super) fn finish_retry(&self, digest: &str) {
+        if let Some(r) = self.state().requirements.get_mut(digest) {
+            r.finish_retry();
+        }
+    }
+
+    /// A -32042 `URLElicitationRequiredError` answering `method` with `params`: its URL
+    /// elicitations go through the URL gate (refused ones removed; none left → a plain
+    /// policy error), the requirement is recorded with the request's digest, and a flow
+    /// waiting out of band is started for each kept elicitation. Returns the error object
+    /// to send to the host.
+    pub(super) async fn review_required(
+        &self,
+        error: &Value,
+        method: &str,
+        params: Option<&Value>,
+    ) -> Value {
+        let review = bastion_core::elicit::required::review_required_error(
+            error,
+            &self.elicit.policy,
+            &self.name,
+        );
+        if !review.findings.is_empty() {
+            let ev = Ev::new(S2H, "error", Verdict::Flag, 0)
+                .method(method)
+                .reason("url_elicitation_required_reviewed")
+                .codes(&review.findings);
+            self.audit.record(ev.0).await;
+        }
+        if review.kept_ids.is_empty() {
+            return review.error;
+        }
+        if let Ok(digest) = bastion_core::elicit::required::request_digest(method, params) {
+            let requirement = bastion_core::elicit::required::Requirement::new(
+                digest.clone(),
+                review.kept_ids.clone(),
+                now(),
+                FLOW_TTL_MS,
+            );
+            let mut st = self.state();
+            if st.requirements.len() >= MAX_FLOWS {
+                st.requirements.clear();
+            }
+            st.requirements.insert(digest, requirement);
+        }
+        let urls: Vec<(String, String)> = review
+            .error
+            .pointer("/data/elicitations")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|e| {
+                Some((
+                    e.get("elicitationId")?.as_str()?.to_owned(),
+                    e.get("url")?.as_str()?.to_owned(),
+                ))
+            })
+            .collect();
+        for (eid, url) in urls {
+            let t = now();
+            let mut flow = UrlFlow::new(
+                eid.clone(),
+                self.name.clone(),
+                self.session.clone(),
+                url,
+                t,
+                FLOW_TTL_MS,
+            );
+            // The client opens the URL itself in this flow: it waits out of band at once.
+            let _ = flow.show(t);
+            let _ = flow.answer(HostAction::Accept, t);
+            let _ = flow.await_out_of_band(t);
+            self.state().flows.insert(eid, flow.clone());
+            self.persist_flow(&flow).await;
+        }
+        review.error
     }
 
     fn random_id(&self) -> String {

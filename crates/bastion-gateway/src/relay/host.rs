@@ -4,6 +4,7 @@
 
 use super::{Ev, H2S, MAX_ID_BYTES, MAX_PENDING, Relay, audit_target, target_of};
 use crate::io::Sent;
+use crate::pending::RequestExtra;
 use bastion_core::envelope::{self, Id, Kind, codes};
 use bastion_core::era;
 use bastion_core::finding::{Code, Verdict};
@@ -223,6 +224,27 @@ impl Relay {
             .await;
             return;
         }
+        // A -32042 requirement allows its original request one retry.
+        let requirement = match self.gate_retry(&method, params) {
+            Ok(r) => r,
+            Err(why) => {
+                self.audit
+                    .record(ev(Verdict::Block).reason("retry_not_eligible").0)
+                    .await;
+                let message = format!(
+                    "mcp-bastion refused the retry: {why}; the operation may run at most once per URL elicitation requirement"
+                );
+                self.answer_host(
+                    Some(&raw_id),
+                    codes::POLICY_REFUSED,
+                    &message,
+                    "retry_not_eligible",
+                    Value::Null,
+                )
+                .await;
+                return;
+            }
+        };
         let confirm = self.confirm.as_ref().filter(|_| method == "tools/call");
         let refusal = {
             let mut st = self.state();
@@ -274,6 +296,7 @@ impl Relay {
         }
         if let Some(setup) = confirm {
             let held = super::approve::HeldCall {
+                requirement,
                 params: params.cloned().unwrap_or(Value::Null),
                 frame,
                 id,
@@ -283,8 +306,12 @@ impl Relay {
             self.confirm_call(setup, held).await;
             return;
         }
-        let continuation = params.and_then(|p| p.get("cursor")).is_some();
-        self.forward_request(frame, id, raw_id, method, shown, continuation)
+        let extra = RequestExtra {
+            continuation: params.and_then(|p| p.get("cursor")).is_some(),
+            params: (method == "tools/call").then(|| Arc::new(params.cloned().unwrap_or_default())),
+            requirement,
+        };
+        self.forward_request(frame, id, raw_id, method, shown, extra)
             .await;
     }
 
@@ -297,7 +324,7 @@ impl Relay {
         raw_id: Value,
         method: String,
         shown: Option<String>,
-        continuation: bool,
+        extra: RequestExtra,
     ) {
         let bytes = frame.len();
         let ev = |verdict| {
@@ -316,7 +343,7 @@ impl Relay {
                 shown.clone(),
                 raw_id.clone(),
                 Instant::now() + timeout,
-                continuation,
+                extra,
             );
             if next != before {
                 self.timer_wake.notify_one();

@@ -79,6 +79,8 @@ struct State {
     /// Forms of servers' stateless-era `input_required` results, by `requestState`: the
     /// retry's `inputResponses` are validated against them.
     stateless_forms: HashMap<String, Vec<(String, bastion_core::elicit::FormSchema)>>,
+    /// -32042 requirements by the digest of their original request.
+    requirements: HashMap<String, bastion_core::elicit::required::Requirement>,
     /// URL elicitation flows of this session, by `elicitationId`.
     flows: HashMap<String, bastion_core::elicit::flow::UrlFlow>,
     /// Stateless-era approvals awaiting the host's retry: pending id → expiry (unix ms).

@@ -135,6 +135,9 @@ impl Relay {
                 .await;
             return;
         };
+        if let Some(d) = &req.requirement {
+            self.finish_retry(d);
+        }
         let bytes = frame.len();
         let ev = |verdict| {
             Ev::new(S2H, "result", verdict, bytes)
@@ -517,9 +520,28 @@ impl Relay {
                 .await;
             return;
         }
+        let mut reviewed = false;
+        if let Some(r) = &req {
+            if let Some(d) = &r.requirement {
+                self.finish_retry(d);
+            }
+            if map
+                .get("error")
+                .and_then(|e| e.get("code"))
+                .and_then(Value::as_i64)
+                == Some(bastion_core::elicit::required::URL_ELICITATION_REQUIRED)
+            {
+                let error = map.get("error").cloned().unwrap_or(Value::Null);
+                let shown = self
+                    .review_required(&error, &r.method, r.params.as_deref())
+                    .await;
+                reviewed = shown != error;
+                map.insert("error".into(), shown);
+            }
+        }
         // Error texts reach the host too: message and data.
         let cleaned = map.get_mut("error").map(sanitize_value).unwrap_or_default();
-        let out = if cleaned.removed > 0 {
+        let out = if cleaned.removed > 0 || reviewed {
             serialize(&map)
         } else {
             frame

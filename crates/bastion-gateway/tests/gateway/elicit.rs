@@ -249,3 +249,45 @@ async fn stateless_input_requests_are_judged_and_their_answers_validated() {
     assert_eq!(got["q"]["content"]["name"], "Ada", "{got}");
     h.finish().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_url_elicitation_requirement_allows_exactly_one_retry_after_completion() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("req.db").to_str().unwrap())
+        .await
+        .unwrap();
+    let mut h = host(&store).await;
+    let pay = json!({"amount": 25, "to": "ACME"});
+    let r = h.call("pay", pay.clone(), Answer::Nothing).await;
+    assert_eq!(r["error"]["code"], -32042, "{r}");
+    let kept: Vec<&str> = r["error"]["data"]["elicitations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["elicitationId"].as_str())
+        .collect();
+    assert_eq!(kept, ["pay-1"], "the token-carrying URL is removed: {r}");
+    // Before the browser step completes, the operation may not run.
+    let r = h.call("pay", pay.clone(), Answer::Nothing).await;
+    assert_eq!(r["error"]["data"]["reason"], "retry_not_eligible", "{r}");
+    h.call("complete", json!({"id": "pay-1"}), Answer::Nothing)
+        .await;
+    assert!(
+        h.notes
+            .iter()
+            .any(|n| n["params"]["elicitationId"] == "pay-1"),
+        "the completion of the requirement reaches the host"
+    );
+    let r = h.call("pay", pay.clone(), Answer::Nothing).await;
+    assert_eq!(r["result"]["content"][0]["text"], "paid 1", "{r}");
+    // The one retry was used: a second would pay twice.
+    let r = h.call("pay", pay.clone(), Answer::Nothing).await;
+    assert_eq!(r["error"]["data"]["reason"], "retry_not_eligible", "{r}");
+    // Another request (other arguments) is not held by this requirement.
+    let r = h
+        .call("pay", json!({"amount": 1, "to": "ACME"}), Answer::Nothing)
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "paid 2", "{r}");
+    h.finish().await;
+    store.close().await;
+}

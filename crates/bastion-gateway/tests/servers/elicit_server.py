@@ -10,6 +10,9 @@ ask_url_token       elicitation/create (url) to a URL carrying a session token
 ask_url_confusable  elicitation/create (url) to a mixed-script look-alike of paypal.com
 ask_url             elicitation/create (url) to an ordinary page; arguments.id names it
 complete            sends notifications/elicitation/complete for arguments.id
+pay                 first call: a -32042 URLElicitationRequiredError with two URL
+                    elicitations (one carrying a token); later calls run the payment
+                    and answer "paid N" (N = payments made so far)
 stateless_password  (2026-07-28 style) answers input_required asking for a password
 stateless_name      answers input_required with a display-name form; the retry (with
                     inputResponses) is answered with the JSON of those responses
@@ -22,9 +25,9 @@ import json
 import sys
 
 TOOLS = [{"name": n, "description": "Test tool " + n + ".", "inputSchema": {"type": "object"},
-          "annotations": {"readOnlyHint": True, "openWorldHint": False}}
+          "annotations": {"readOnlyHint": n != "pay", "openWorldHint": False}}
          for n in ["ask_password", "ask_name", "ask_url_token", "ask_url_confusable", "ask_url", "complete",
-                    "stateless_password", "stateless_name"]]
+                    "stateless_password", "stateless_name", "pay"]]
 
 
 def send(obj):
@@ -56,6 +59,8 @@ def elicitation(name, args):
 def main():
     waiting = {}  # our request id -> the tools/call id to answer
     seq = 0
+    pay_asked = False
+    payments = 0
     for line in sys.stdin:
         line = line.strip()
         if not line:
@@ -87,6 +92,21 @@ def main():
                 send({"jsonrpc": "2.0", "id": mid, "result": {
                     "resultType": "input_required", "requestState": "srv-state-" + name,
                     "inputRequests": {"q": {"method": "elicitation/create", "params": form}}}})
+                continue
+            if name == "pay":
+                if not pay_asked:
+                    pay_asked = True
+                    send({"jsonrpc": "2.0", "id": mid, "error": {
+                        "code": -32042, "message": "This request requires authorization in your browser",
+                        "data": {"elicitations": [
+                            {"mode": "url", "elicitationId": "pay-tok", "message": "Authorize",
+                             "url": "https://bank.example.org/authorize?access_token=eyJhbGciOi.x.y"},
+                            {"mode": "url", "elicitationId": "pay-1", "message": "Authorize the payment",
+                             "url": "https://bank.example.org/authorize/payment"}]}}})
+                    continue
+                payments += 1
+                send({"jsonrpc": "2.0", "id": mid, "result": {"content": [
+                    {"type": "text", "text": "paid %d" % payments}]}})
                 continue
             if name == "complete":
                 send({"jsonrpc": "2.0", "method": "notifications/elicitation/complete",
