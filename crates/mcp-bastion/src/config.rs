@@ -29,6 +29,8 @@ pub(crate) struct Config {
     pub(crate) audit: AuditSection,
     /// `[urls]`: the URL gate (elicitation URLs).
     pub(crate) urls: UrlsSection,
+    /// `[elicitation]`: which elicitation modes servers may use at all.
+    pub(crate) elicitation: ElicitationSection,
     /// The compiled confirmation policy (`[confirmation]` + `[servers.*]`), built by
     /// [`Config::from_toml`].
     #[serde(skip)]
@@ -93,6 +95,25 @@ impl UrlsSection {
             .with_loopback_http(self.allow_loopback_http)
             .with_trusted_domains(self.trusted_domains.clone());
         policy
+    }
+}
+
+/// `[elicitation]` section: policy narrowing of the host's elicitation capability.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub(crate) struct ElicitationSection {
+    /// Let servers ask through URL mode (when the host declared it). Default `true`.
+    pub(crate) url_mode: bool,
+    /// Let servers ask through form mode (when the host declared it). Default `true`.
+    pub(crate) form_mode: bool,
+}
+
+impl Default for ElicitationSection {
+    fn default() -> Self {
+        Self {
+            url_mode: true,
+            form_mode: true,
+        }
     }
 }
 
@@ -207,6 +228,10 @@ timeout_ms = 120000
 [urls]
 allow_loopback_http = false
 trusted_domains = []
+
+[elicitation]
+url_mode = true
+form_mode = true
 
 [servers.NAME]
 trusted = false

@@ -92,6 +92,9 @@ enum Command {
         /// At most this many (the newest) events.
         #[arg(long, default_value_t = 100)]
         limit: i64,
+        /// Print the URL consent ledger (elicitation decisions) instead of events.
+        #[arg(long)]
+        consents: bool,
     },
 }
 
@@ -240,8 +243,19 @@ fn run(cli: Cli) -> Result<i32, Failure> {
         }
         Command::Audit {
             server,
+            limit,
+            consents: true,
+            ..
+        } => store_command(&store_url, async |store| {
+            let rows = store.consents(server.as_deref(), limit).await?;
+            output::print_consents(&rows, cli.json)?;
+            Ok(0)
+        }),
+        Command::Audit {
+            server,
             since,
             limit,
+            consents: false,
         } => {
             let since_ms = since
                 .as_deref()
@@ -289,6 +303,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let policy = cfg.policy.clone();
             let log_arguments = cfg.audit.log_arguments;
             let elicit_policy = cfg.urls.elicit_policy();
+            let elicit_modes = cfg.elicitation.clone();
             bastion_gateway::child::adopt_orphans();
             // One thread runs the whole relay: no cross-thread wake-ups per frame.
             let rt = tokio::runtime::Builder::new_current_thread()
@@ -306,6 +321,8 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 wcfg.elicitation = bastion_gateway::ElicitSetup {
                     policy: elicit_policy,
                     store: Some(store.clone()),
+                    url_mode: elicit_modes.url_mode,
+                    form_mode: elicit_modes.form_mode,
                 };
                 wcfg.confirmation = Some(ConfirmSetup {
                     policy: std::sync::Arc::new(policy),

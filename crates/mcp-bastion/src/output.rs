@@ -165,6 +165,43 @@ pub(crate) fn print_audit(events: &[AuditEvent], json: bool) -> Result<()> {
     Ok(())
 }
 
+/// Prints consent-ledger rows: a table, or one JSON object per line.
+pub(crate) fn print_consents(rows: &[bastion_store::ConsentRecord], json: bool) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    if json {
+        for r in rows {
+            writeln!(out, "{}", serde_json::to_string(r)?)?;
+        }
+        return Ok(());
+    }
+    if rows.is_empty() {
+        writeln!(out, "no URL consent decisions recorded")?;
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{:<24} {:<12} {:<10} {:<7} {:<20} URL [reasons]",
+        "TIME", "SERVER", "DECISION", "VERDICT", "ELICITATION"
+    )?;
+    for r in rows {
+        writeln!(
+            out,
+            "{:<24} {:<12} {:<10} {:<7} {:<20} {}{}",
+            format_time(r.decided_ms),
+            escape_for_display(&r.server_name),
+            r.decision,
+            r.verdict,
+            escape_for_display(r.elicitation_id.as_deref().unwrap_or("-")),
+            escape_for_display(&r.normalized_url),
+            r.reason
+                .as_deref()
+                .map(|x| format!(" [{x}]"))
+                .unwrap_or_default(),
+        )?;
+    }
+    Ok(())
+}
+
 /// Unix milliseconds as RFC 3339 UTC with milliseconds (24 characters).
 pub(crate) fn format_time(ms: i64) -> String {
     let t = UNIX_EPOCH + Duration::from_millis(u64::try_from(ms).unwrap_or(0));

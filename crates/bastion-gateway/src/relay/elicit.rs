@@ -26,13 +26,29 @@ const FLOW_TTL_MS: u64 = 15 * 60 * 1000;
 const MAX_FLOWS: usize = 1024;
 
 /// What `wrap` needs to mediate elicitation.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct ElicitSetup {
     /// URL gate policy and form limits; the modes are replaced by what the host declares.
     pub policy: ElicitPolicy,
     /// Where the consent ledger and flows live; `None`: URL-mode requests are refused
     /// (no ledger, no consent).
     pub store: Option<Store>,
+    /// Policy narrowing of the host's capability: `false` hides URL mode from the server
+    /// (and refuses URL-mode requests) even when the host declared it.
+    pub url_mode: bool,
+    /// The same for form mode.
+    pub form_mode: bool,
+}
+
+impl Default for ElicitSetup {
+    fn default() -> Self {
+        Self {
+            policy: ElicitPolicy::default(),
+            store: None,
+            url_mode: true,
+            form_mode: true,
+        }
+    }
 }
 
 /// What Bastion remembers of a forwarded `elicitation/create` until the host answers.
@@ -615,7 +631,46 @@ fn id_key(id: &Id) -> String {
     }
 }
 
-/// Reads the modes a host declared in `initialize`.
-pub(super) fn host_modes(params: Option<&Value>) -> DeclaredModes {
-    DeclaredModes::from_capability(params.and_then(|p| p.pointer("/capabilities/elicitation")))
+impl Relay {
+    /// The modes a host declared in `initialize`, narrowed by policy (issue 6 §1).
+    pub(super) fn host_modes(&self, params: Option<&Value>) -> DeclaredModes {
+        let declared = DeclaredModes::from_capability(
+            params.and_then(|p| p.pointer("/capabilities/elicitation")),
+        );
+        DeclaredModes {
+            form: declared.form && self.elicit.form_mode,
+            url: declared.url && self.elicit.url_mode,
+        }
+    }
+
+    /// The `initialize` frame as the server gets it: the host's `elicitation` capability
+    /// replaced by the narrowed modes when policy took one away (`None`: unchanged).
+    pub(super) fn narrow_initialize(&self, map: &Map<String, Value>) -> Option<Vec<u8>> {
+        let params = map.get("params");
+        let declared = DeclaredModes::from_capability(
+            params.and_then(|p| p.pointer("/capabilities/elicitation")),
+        );
+        let narrowed = self.host_modes(params);
+        if narrowed == declared {
+            return None;
+        }
+        let mut map = map.clone();
+        let caps = map
+            .get_mut("params")?
+            .get_mut("capabilities")?
+            .as_object_mut()?;
+        match (narrowed.form, narrowed.url) {
+            (false, false) => {
+                caps.remove("elicitation");
+            }
+            (true, false) => {
+                caps.insert("elicitation".into(), serde_json::json!({"form": {}}));
+            }
+            (false, true) => {
+                caps.insert("elicitation".into(), serde_json::json!({"url": {}}));
+            }
+            (true, true) => {}
+        }
+        Some(serde_json::to_vec(&map).unwrap_or_default())
+    }
 }

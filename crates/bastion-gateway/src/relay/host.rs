@@ -245,6 +245,13 @@ impl Relay {
                 return;
             }
         };
+        let frame = match (method == "initialize")
+            .then(|| self.narrow_initialize(map))
+            .flatten()
+        {
+            Some(narrowed) => narrowed,
+            None => frame,
+        };
         let confirm = self.confirm.as_ref().filter(|_| method == "tools/call");
         let refusal = {
             let mut st = self.state();
@@ -253,7 +260,7 @@ impl Relay {
             }
             if method == "initialize" {
                 st.host_elicitation = super::approve::host_allows_form_elicitation(params);
-                st.host_modes = Some(super::elicit::host_modes(params));
+                st.host_modes = Some(self.host_modes(params));
             }
             if st.pending.host_contains(&id) || st.held.contains(&id) {
                 let m =

@@ -103,6 +103,18 @@ impl TestHost {
         server: Vec<String>,
         name: &str,
     ) -> Self {
+        Self::start_with(store, policy, server, name, true)
+    }
+
+    /// [`TestHost::start_named`]; `url_mode: false` narrows the host's elicitation
+    /// capability by policy.
+    pub(super) fn start_with(
+        store: &Store,
+        policy: Policy,
+        server: Vec<String>,
+        name: &str,
+        url_mode: bool,
+    ) -> Self {
         let (sink, writer) = AuditSink::start(store.clone(), name);
         let (host_w, gw_r) = tokio::io::duplex(1 << 16);
         let (gw_w, host_r) = tokio::io::duplex(1 << 16);
@@ -114,6 +126,7 @@ impl TestHost {
         });
         cfg.elicitation = bastion_gateway::ElicitSetup {
             store: Some(store.clone()),
+            url_mode,
             ..bastion_gateway::ElicitSetup::default()
         };
         cfg.confirmation = Some(ConfirmSetup {

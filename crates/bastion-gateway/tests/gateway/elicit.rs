@@ -18,8 +18,13 @@ fn elicit_server() -> Vec<String> {
 /// A host that declares both elicitation modes; every tool of the test server runs
 /// without confirmation.
 async fn host(store: &Store) -> TestHost {
+    host_with(store, true).await
+}
+
+/// [`host`], with URL mode allowed or taken away by policy.
+async fn host_with(store: &Store, url_mode: bool) -> TestHost {
     let rules = json!({"servers": {"c": {"tools": {"*": {"action": "allow"}}}}});
-    let mut h = TestHost::start_named(store, policy(&rules), elicit_server(), "c");
+    let mut h = TestHost::start_with(store, policy(&rules), elicit_server(), "c", url_mode);
     let init = h
         .request(
             "initialize",
@@ -148,6 +153,9 @@ async fn url_requests_are_gated_recorded_and_completions_checked() {
         "only the known, pending flow completes, once: {completions:?}"
     );
     assert_eq!(completions[0]["params"]["elicitationId"], "flow-1");
+    // Accepted, and the server never completes it: it stays waiting out of band.
+    h.call("ask_url", json!({"id": "flow-2"}), Answer::Accept)
+        .await;
     h.finish().await;
 
     // A new session: the old session's flow id does not complete anything here.
@@ -179,9 +187,15 @@ async fn url_requests_are_gated_recorded_and_completions_checked() {
         vec![
             ("tok-1", "refused"),
             ("conf-1", "declined"),
-            ("flow-1", "accepted")
+            ("flow-1", "accepted"),
+            ("flow-2", "accepted")
         ]
     );
+    for (id, state) in [("conf-1", "DECLINED"), ("flow-2", "OUT_OF_BAND_PENDING")] {
+        let flows = store.flows_with_id("c", id).await.unwrap();
+        assert_eq!(flows.len(), 1, "{id}");
+        assert_eq!(flows[0].state, state, "{id}");
+    }
     assert!(
         ledger
             .iter()
@@ -290,4 +304,36 @@ async fn a_url_elicitation_requirement_allows_exactly_one_retry_after_completion
     assert_eq!(r["result"]["content"][0]["text"], "paid 2", "{r}");
     h.finish().await;
     store.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn policy_can_take_url_mode_away_from_the_server() {
+    let store = Store::open("sqlite::memory:").await.unwrap();
+    let mut h = host_with(&store, false).await;
+    let r = h.call("caps", json!({}), Answer::Nothing).await;
+    let caps: Value =
+        serde_json::from_str(r["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(
+        caps["elicitation"],
+        json!({"form": {}}),
+        "the server sees form mode only: {caps}"
+    );
+    let r = h
+        .call("ask_url", json!({"id": "u-9"}), Answer::Accept)
+        .await;
+    let got = server_got(&r);
+    assert_eq!(got["error"]["code"], -32602, "{got}");
+    assert_eq!(
+        got["error"]["data"]["reason"], "elicitation_mode_not_declared",
+        "{got}"
+    );
+    assert!(h.asked.is_empty());
+    // With URL mode allowed, the server sees what the host declared, unchanged.
+    h.finish().await;
+    let mut h = host(&store).await;
+    let r = h.call("caps", json!({}), Answer::Nothing).await;
+    let caps: Value =
+        serde_json::from_str(r["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    assert_eq!(caps["elicitation"], json!({"form": {}, "url": {}}));
+    h.finish().await;
 }

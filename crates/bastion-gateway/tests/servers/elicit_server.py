@@ -10,6 +10,7 @@ ask_url_token       elicitation/create (url) to a URL carrying a session token
 ask_url_confusable  elicitation/create (url) to a mixed-script look-alike of paypal.com
 ask_url             elicitation/create (url) to an ordinary page; arguments.id names it
 complete            sends notifications/elicitation/complete for arguments.id
+caps                answers with the JSON of the capabilities its client declared
 pay                 first call: a -32042 URLElicitationRequiredError with two URL
                     elicitations (one carrying a token); later calls run the payment
                     and answer "paid N" (N = payments made so far)
@@ -27,7 +28,7 @@ import sys
 TOOLS = [{"name": n, "description": "Test tool " + n + ".", "inputSchema": {"type": "object"},
           "annotations": {"readOnlyHint": n != "pay", "openWorldHint": False}}
          for n in ["ask_password", "ask_name", "ask_url_token", "ask_url_confusable", "ask_url", "complete",
-                    "stateless_password", "stateless_name", "pay"]]
+                    "stateless_password", "stateless_name", "pay", "caps"]]
 
 
 def send(obj):
@@ -60,6 +61,7 @@ def main():
     waiting = {}  # our request id -> the tools/call id to answer
     seq = 0
     pay_asked = False
+    client_caps = None
     payments = 0
     for line in sys.stdin:
         line = line.strip()
@@ -75,6 +77,7 @@ def main():
             send({"jsonrpc": "2.0", "id": call_id,
                   "result": {"content": [{"type": "text", "text": json.dumps(answer, sort_keys=True)}]}})
         elif method == "initialize":
+            client_caps = params.get("capabilities")
             send({"jsonrpc": "2.0", "id": mid, "result": {
                 "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
                 "serverInfo": {"name": "elicit", "version": "1.0"}}})
@@ -92,6 +95,10 @@ def main():
                 send({"jsonrpc": "2.0", "id": mid, "result": {
                     "resultType": "input_required", "requestState": "srv-state-" + name,
                     "inputRequests": {"q": {"method": "elicitation/create", "params": form}}}})
+                continue
+            if name == "caps":
+                send({"jsonrpc": "2.0", "id": mid, "result": {"content": [
+                    {"type": "text", "text": json.dumps(client_caps, sort_keys=True)}]}})
                 continue
             if name == "pay":
                 if not pay_asked:
