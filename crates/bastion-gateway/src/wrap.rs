@@ -234,8 +234,9 @@ async fn open_pinning(
         Pinning::open(setup.store.clone(), &launch, setup.mode, crate::now_ms()).await?;
     if !check.findings.is_empty() || check.refused {
         let why: Vec<String> = check.findings.iter().map(|f| f.message.clone()).collect();
-        let why = if why.is_empty() {
-            "not approved yet".to_owned()
+        let first_launch = why.is_empty();
+        let why = if first_launch {
+            "this launch config was never approved (strict pinning)".to_owned()
         } else {
             why.join("; ")
         };
@@ -254,10 +255,14 @@ async fn open_pinning(
         };
         event.codes = vec![Code::DescriptorChanged.as_str().into()];
         audit.record(event).await;
-        eprintln!(
-            "mcp-bastion[{}]: the server's launch config changed since it was approved: {why}",
-            cfg.name
-        );
+        if first_launch {
+            eprintln!("mcp-bastion[{}]: {why}", cfg.name);
+        } else {
+            eprintln!(
+                "mcp-bastion[{}]: the server's launch config changed since it was approved: {why}",
+                cfg.name
+            );
+        }
         if check.refused {
             return Err(GatewayError::LaunchNotApproved {
                 name: cfg.name.clone(),

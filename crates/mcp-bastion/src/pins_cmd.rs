@@ -246,9 +246,13 @@ pub(crate) async fn run(store: &Store, cmd: PinsCommand, json: bool) -> Result<i
                 ids.extend(pending.iter().map(|p| p.id));
             }
             if ids.is_empty() {
-                bail!(PinInputError(
-                    "nothing to approve: give pin ids, or --server NAME --all".into()
-                ));
+                let why = match (&server, all) {
+                    (Some(s), true) => format!(
+                        "nothing to approve: server {s:?} has no pin waiting for review (see `mcp-bastion pins list --server {s}`)"
+                    ),
+                    _ => "nothing to approve: give pin ids, or --server NAME --all".into(),
+                };
+                bail!(PinInputError(why));
             }
             for id in ids {
                 let p = pin(store, id).await?;

@@ -273,7 +273,7 @@ impl Relay {
                 let shown = audit_target(&method, Some(t)).unwrap_or_default();
                 let m = if why == "pending_review" {
                     format!(
-                        "mcp-bastion withheld {shown:?} from server {:?}: it is new or changed since it was approved and waits for review; run `mcp-bastion pins list --server {}` and `mcp-bastion pins diff ID`",
+                        "mcp-bastion withheld {shown:?} from server {:?}: it is new, changed or revoked since it was approved and waits for review; run `mcp-bastion pins list --server {}` and `mcp-bastion pins diff ID`",
                         self.name, self.name
                     )
                 } else {
