@@ -232,6 +232,8 @@ finding_codes! {
     ToolIntentMismatch => "tool_intent_mismatch", "a tool's name and its title or description disagree about what it does (\"Read README\" named exec)";
     /// Data may flow from one place to another.
     ToxicFlow => "toxic_flow", "earlier calls read from one place and this call writes to another, so private data may flow out";
+    /// A number that JSON cannot carry exactly in a call a human must approve.
+    ImpreciseNumber => "imprecise_number", "a tool-call argument that needs approval holds an integer beyond ±2^53 (RFC 8259 §6), which cannot be shown and digested exactly; the call is refused";
     /// The call may run without asking.
     AutoApproved => "auto_approved", "the tool call may run without asking (explicit allow rule, or a trusted server's pinned read-only tool)";
     /// URL longer than the limit.

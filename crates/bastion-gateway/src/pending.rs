@@ -46,6 +46,10 @@ impl Pending {
         self.host.len()
     }
 
+    pub(crate) fn server_len(&self) -> usize {
+        self.server.len()
+    }
+
     pub(crate) fn host_contains(&self, id: &Id) -> bool {
         self.host.contains_key(id)
     }

@@ -338,6 +338,14 @@ pub fn decide(
         action = Action::Ask;
     }
     reasons.extend(signals);
+    // A human is asked to approve exactly what will be sent: a number that JSON peers
+    // cannot carry exactly cannot be shown exactly, so such a call is refused.
+    if action == Action::Ask {
+        let imprecise = imprecise_numbers(arguments);
+        if !imprecise.is_empty() {
+            return deny(imprecise);
+        }
+    }
     if action == Action::Allow {
         reasons.push(Finding::new(
             Code::AutoApproved,
@@ -351,6 +359,60 @@ pub fn decide(
         tier,
         reasons,
     }
+}
+
+/// Largest integer every JSON implementation carries exactly (RFC 8259 §6: IEEE 754
+/// binary64 has 53 bits of precision).
+const EXACT_INTEGER_LIMIT: f64 = 9_007_199_254_740_992.0;
+
+/// Findings for numbers in `arguments` beyond ±2^53 (RFC 8259 §6): parsed, displayed and
+/// canonicalized (RFC 8785 uses binary64) they may differ from the bytes sent, so two
+/// different calls could share one view and one digest.
+fn imprecise_numbers(arguments: &Map<String, Value>) -> Vec<Finding> {
+    let mut found = Vec::new();
+    let mut stack: Vec<(String, &Value)> = arguments
+        .iter()
+        .map(|(k, v)| (crate::finding::pointer_push(ARGUMENTS_PATH, k), v))
+        .collect();
+    while let Some((path, v)) = stack.pop() {
+        match v {
+            Value::Number(n) => {
+                let beyond = n.as_i64().map_or_else(
+                    || {
+                        n.as_u64().map_or_else(
+                            || {
+                                n.as_f64().is_some_and(|f| {
+                                    f.abs() >= EXACT_INTEGER_LIMIT && f.fract() == 0.0
+                                })
+                            },
+                            |u| u > 1 << 53,
+                        )
+                    },
+                    |i| i.unsigned_abs() > 1 << 53,
+                );
+                if beyond && found.len() < 8 {
+                    found.push(Finding::new(
+                        Code::ImpreciseNumber,
+                        Severity::High,
+                        &path,
+                        "the argument holds an integer beyond ±2^53, which JSON implementations do not carry exactly (RFC 8259 §6): what you would approve could differ from what is sent, so the call is refused; send it as a string",
+                    ));
+                }
+            }
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    stack.push((crate::finding::pointer_push(&path, &i.to_string()), item));
+                }
+            }
+            Value::Object(o) => {
+                for (k, item) in o {
+                    stack.push((crate::finding::pointer_push(&path, k), item));
+                }
+            }
+            _ => {}
+        }
+    }
+    found
 }
 
 /// The tier from trust, annotations and the name (see [`RiskTier`]).

@@ -315,3 +315,43 @@ fn error_messages_say_what_to_do() {
         assert!(message.contains(says), "{message}");
     }
 }
+
+#[test]
+fn numbers_that_cannot_be_shown_exactly_refuse_a_call_that_asks() {
+    let p = Policy::default();
+    let tool = json!({"name": "transfer", "description": "Sends money."});
+    for (amount, denied) in [
+        (json!(42), false),
+        (json!(9_007_199_254_740_992_u64), false),
+        (json!(9_007_199_254_740_993_u64), true),
+        (json!(-9_007_199_254_740_993_i64), true),
+        (json!(1e20), true),
+        (json!(0.1), false),
+        (json!("100000000000000000001"), false),
+    ] {
+        let d = run(
+            &p,
+            false,
+            Some(tool.clone()),
+            json!({"name": "transfer", "arguments": {"order": {"amounts": [amount.clone()]}}}),
+            json!([]),
+        );
+        if denied {
+            assert_eq!(d.action, Action::Deny, "{amount}");
+            assert_eq!(codes(&d), ["imprecise_number"], "{amount}");
+            assert_eq!(d.reasons[0].path, "/call/params/arguments/order/amounts/0");
+        } else {
+            assert_eq!(d.action, Action::Ask, "{amount}: {:?}", d.reasons);
+        }
+    }
+    // A call nobody is asked about is not affected (nothing is shown).
+    let allow = policy("[servers.srv.tools.transfer]\naction = \"allow\"\n");
+    let d = run(
+        &allow,
+        false,
+        Some(tool),
+        json!({"name": "transfer", "arguments": {"amount": 1e20}}),
+        json!([]),
+    );
+    assert_eq!(d.action, Action::Allow);
+}

@@ -142,6 +142,19 @@ impl Relay {
             decision = apply_grant(decision, Some(&grant), &binding, &call.name);
             via_grant = decision.action == Action::Allow;
         }
+        if tool.is_none() && decision.action == Action::Allow {
+            // Never listed in this session: not pinned, not checked by the detectors.
+            decision.action = Action::Ask;
+            decision.reasons.push(bastion_core::finding::Finding::new(
+                bastion_core::finding::Code::ConfirmationRequired,
+                bastion_core::finding::Severity::Warn,
+                "",
+                format!(
+                    "tool {:?} was not listed by the server in this session, so no checked descriptor backs it",
+                    call.name
+                ),
+            ));
+        }
         if decision.action == Action::Allow && !via_grant && retry.is_none() {
             // The policy lets it run: no view, no digest, no extra records (the exchange
             // itself is audited with its answer). Keeps allowed calls at relay speed.
@@ -343,6 +356,9 @@ impl Relay {
         }
         self.record_decision(setup, &held, call, decision, request, &outcome, latency_ms)
             .await;
+        if self.state().cancelled.contains(&held.id) {
+            outcome = Outcome::denied(outcome.channel, "cancelled_by_host");
+        }
         if outcome.approved {
             self.remember_call(call);
             self.release(&held.id);
@@ -361,7 +377,10 @@ impl Relay {
             .await;
             return;
         }
-        self.release(&held.id);
+        if self.release(&held.id) {
+            // The host withdrew the request: no answer is due (MCP "Cancellation").
+            return;
+        }
         let tool = request.tool.as_str();
         let (reason, message) = match (outcome.channel, outcome.answer.as_str()) {
             ("policy", _) => (
@@ -445,8 +464,12 @@ impl Relay {
         });
     }
 
-    fn release(&self, id: &Id) {
-        self.state().held.remove(id);
+    /// Ends the hold of `id`; `true` when the host cancelled it meanwhile (then nothing
+    /// may be sent for it, to the server or the host).
+    fn release(&self, id: &Id) -> bool {
+        let mut st = self.state();
+        st.held.remove(id);
+        st.cancelled.remove(id)
     }
 
     async fn store_grant(

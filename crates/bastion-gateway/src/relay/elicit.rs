@@ -459,6 +459,19 @@ impl Relay {
         &self,
         result: &Value,
     ) -> Result<Value, Vec<bastion_core::finding::Finding>> {
+        // Bastion's own approval form uses this key: a server must not imitate it.
+        if let Some(key) = result
+            .get("inputRequests")
+            .and_then(Value::as_object)
+            .and_then(|o| o.keys().find(|k| k.starts_with("mcp-bastion")))
+        {
+            return Err(vec![bastion_core::finding::Finding::new(
+                Code::MalformedMessage,
+                bastion_core::finding::Severity::High,
+                bastion_core::finding::pointer_push("/inputRequests", key),
+                "input request keys starting with \"mcp-bastion\" are reserved for mcp-bastion's own questions",
+            )]);
+        }
         let policy = self.elicit.policy.clone();
         let review =
             bastion_core::elicit::stateless::review_input_requests(result, &policy, &self.name);

@@ -412,6 +412,29 @@ impl Relay {
             );
             return;
         }
+        // The host cancels a call held for approval: the server never saw it, so the
+        // cancellation stays here and the call is dropped once the approval ends.
+        if method == "notifications/cancelled"
+            && let Some(held) = map
+                .get("params")
+                .and_then(|p| p.get("requestId"))
+                .and_then(Id::from_value)
+        {
+            let was_held = {
+                let mut st = self.state();
+                let was_held = st.held.contains(&held);
+                if was_held {
+                    st.cancelled.insert(held);
+                }
+                was_held
+            };
+            if was_held {
+                self.audit
+                    .record(ev(Verdict::Allow).reason("held_call_cancelled").0)
+                    .await;
+                return;
+            }
+        }
         self.audit.record(ev(Verdict::Allow).0).await;
         let wait = Duration::from_millis(self.limits.request_timeout_ms);
         if self.forward_to_server(frame, wait).await != Sent::Queued {

@@ -72,6 +72,8 @@ struct State {
     own_requests: HashMap<String, tokio::sync::oneshot::Sender<Value>>,
     /// Host `tools/call` ids held while a human is asked.
     held: HashSet<bastion_core::envelope::Id>,
+    /// Held calls the host cancelled meanwhile: dropped when their approval ends.
+    cancelled: HashSet<bastion_core::envelope::Id>,
     /// The elicitation modes the host declared in `initialize`; `None` before it.
     host_modes: Option<bastion_core::elicit::DeclaredModes>,
     /// Forwarded server `elicitation/create` requests awaiting the host's answer, by id.

@@ -338,6 +338,8 @@ impl Relay {
         match req.method.as_str() {
             "initialize" | "server/discover" => {
                 let mut o = lists::inspect_instructions(result);
+                let detected = o.rewritten.is_some();
+                let had_instructions = result.get("instructions").is_some();
                 if let Some(pinned) = self
                     .pin_instructions(req, o.rewritten.as_ref().unwrap_or(result))
                     .await
@@ -349,7 +351,11 @@ impl Relay {
                 } else {
                     Verdict::from_findings(&o.findings, false)
                 };
-                if o.rewritten.is_some() {
+                let withheld = o
+                    .rewritten
+                    .as_ref()
+                    .is_some_and(|r| had_instructions && r.get("instructions").is_none());
+                if detected || withheld {
                     eprintln!(
                         "mcp-bastion[{}]: withheld the server's instructions (they failed security checks)",
                         self.name
@@ -591,6 +597,14 @@ impl Relay {
                 codes::INVALID_PARAMS,
                 format!("Invalid params: {e}"),
                 Code::MalformedMessage.as_str(),
+            )),
+            Ok(()) if self.state().pending.server_len() >= super::MAX_PENDING => Some((
+                codes::POLICY_REFUSED,
+                format!(
+                    "mcp-bastion refused the request: {} requests of the server already wait for the client",
+                    super::MAX_PENDING
+                ),
+                "too_many_pending",
             )),
             Ok(())
                 if !self

@@ -147,13 +147,13 @@ impl TestHost {
         }
     }
 
-    async fn send(&mut self, v: &Value) {
+    pub(super) async fn send(&mut self, v: &Value) {
         let mut line = serde_json::to_vec(v).unwrap();
         line.push(b'\n');
         self.tx.write_all(&line).await.unwrap();
     }
 
-    async fn recv(&mut self) -> Value {
+    pub(super) async fn recv(&mut self) -> Value {
         let line = tokio::time::timeout(Duration::from_secs(20), self.rx.next_line())
             .await
             .expect("no message from the gateway within 20 s")
@@ -662,4 +662,66 @@ async fn tools_that_shadow_another_wrapped_server_are_flagged_or_withheld() {
     assert!(flagged.contains(&("write_file", "flag")), "{flagged:?}");
     assert!(flagged.contains(&("Read_File", "block")), "{flagged:?}");
     store.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn unlisted_tools_ask_even_under_an_allow_rule_and_cancelled_calls_never_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open("sqlite::memory:").await.unwrap();
+    let allow_all = json!({"servers": {"c": {"tools": {"*": {"action": "allow"}}}}});
+    let mut host = TestHost::start(
+        &store,
+        policy(&allow_all),
+        confirm_server(&dir.path().join("variant")),
+        true,
+    )
+    .await;
+    // No tools/list yet: nothing checked backs the tool, so the rule does not apply alone.
+    let r = host
+        .call("read_file", json!({"path": "/etc/hosts"}), Answer::Decline)
+        .await;
+    assert_eq!(reason(&r), "approval_denied", "{r}");
+    assert_eq!(host.asked.len(), 1);
+
+    // Once listed, the rule lets it run without asking.
+    host.request("tools/list", json!({}), Answer::Nothing).await;
+    let r = host
+        .call("read_file", json!({"path": "/etc/hosts"}), Answer::Decline)
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "read /etc/hosts", "{r}");
+    assert_eq!(host.asked.len(), 1);
+    host.finish().await;
+
+    // A held call the host cancels is dropped, even if the form is then accepted.
+
+    let store = Store::open("sqlite::memory:").await.unwrap();
+    let mut host = TestHost::start(
+        &store,
+        policy(&json!({})),
+        confirm_server(&dir.path().join("variant")),
+        true,
+    )
+    .await;
+    host.request("tools/list", json!({}), Answer::Nothing).await;
+    host.send(&json!({"jsonrpc": "2.0", "id": 88, "method": "tools/call",
+        "params": {"name": "write_file", "arguments": {"path": "/tmp/c", "content": "x"}}}))
+        .await;
+    let form = host.recv().await;
+    assert_eq!(form["method"], "elicitation/create", "{form}");
+    host.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 88, "reason": "user gave up"}}),
+    )
+    .await;
+    host.send(&json!({"jsonrpc": "2.0", "id": form["id"],
+        "result": {"action": "accept", "content": {"approve": true}}}))
+        .await;
+    let received = host.received().await;
+    assert!(received.is_empty(), "a cancelled call ran: {received:?}");
+    let stray = tokio::time::timeout(Duration::from_millis(500), host.recv()).await;
+    assert!(
+        stray.is_err(),
+        "an answer to the cancelled call arrived: {stray:?}"
+    );
+    host.finish().await;
 }

@@ -237,6 +237,8 @@ async fn stateless_input_requests_are_judged_and_their_answers_validated() {
     assert_eq!(r["error"]["data"]["reason"], "policy_denied", "{r}");
     assert_eq!(r["error"]["data"]["finding"], "sensitive_form_field", "{r}");
 
+    let r = h.call("stateless_spoof", json!({}), Answer::Nothing).await;
+    assert_eq!(r["error"]["data"]["reason"], "policy_denied", "{r}");
     let r = h.call("stateless_name", json!({}), Answer::Nothing).await;
     assert_eq!(r["result"]["resultType"], "input_required", "{r}");
     assert!(r["result"]["inputRequests"]["q"]["params"]["requestedSchema"].is_object());
