@@ -18,8 +18,9 @@ pub(crate) struct HostRequest {
     seq: u64,
     /// `true` when the request carried a `cursor`: a later page of a list.
     pub(crate) continuation: bool,
-    /// `tools/call` params, kept so a -32042 answer can record the request's digest.
-    pub(crate) params: Option<std::sync::Arc<Value>>,
+    /// The `tools/call` frame as forwarded, kept (a few hundred bytes, not a parsed tree)
+    /// so a -32042 answer can record the request's digest.
+    pub(crate) frame: Option<std::sync::Arc<[u8]>>,
     /// The digest of the -32042 requirement this request is the one retry of.
     pub(crate) requirement: Option<String>,
 }
@@ -28,7 +29,7 @@ pub(crate) struct HostRequest {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct RequestExtra {
     pub(crate) continuation: bool,
-    pub(crate) params: Option<std::sync::Arc<Value>>,
+    pub(crate) frame: Option<std::sync::Arc<[u8]>>,
     pub(crate) requirement: Option<String>,
 }
 
@@ -76,7 +77,7 @@ impl Pending {
                 deadline,
                 seq,
                 continuation: extra.continuation,
-                params: extra.params,
+                frame: extra.frame,
                 requirement: extra.requirement,
             },
         );

@@ -167,7 +167,6 @@ impl Relay {
                 "tools/call".into(),
                 held.shown,
                 crate::pending::RequestExtra {
-                    params: Some(Arc::new(held.params)),
                     requirement: held.requirement,
                     ..crate::pending::RequestExtra::default()
                 },
@@ -369,7 +368,6 @@ impl Relay {
                 "tools/call".into(),
                 held.shown,
                 crate::pending::RequestExtra {
-                    params: Some(Arc::new(held.params)),
                     requirement: held.requirement,
                     ..crate::pending::RequestExtra::default()
                 },

@@ -315,8 +315,8 @@ impl Relay {
         }
         let extra = RequestExtra {
             continuation: params.and_then(|p| p.get("cursor")).is_some(),
-            params: (method == "tools/call").then(|| Arc::new(params.cloned().unwrap_or_default())),
             requirement,
+            frame: None,
         };
         self.forward_request(frame, id, raw_id, method, shown, extra)
             .await;
@@ -340,6 +340,10 @@ impl Relay {
                 .target(shown.as_deref())
                 .id(&raw_id)
         };
+        let mut extra = extra;
+        if method == "tools/call" {
+            extra.frame = Some(Arc::from(frame.as_slice()));
+        }
         {
             let mut st = self.state();
             let timeout = Duration::from_millis(self.limits.timeout_for(&method));

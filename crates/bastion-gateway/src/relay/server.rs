@@ -539,7 +539,7 @@ impl Relay {
             {
                 let error = map.get("error").cloned().unwrap_or(Value::Null);
                 let shown = self
-                    .review_required(&error, &r.method, r.params.as_deref())
+                    .review_required(&error, &r.method, params_of(r.frame.as_deref()).as_ref())
                     .await;
                 reviewed = shown != error;
                 map.insert("error".into(), shown);
@@ -712,6 +712,12 @@ impl Relay {
             })
             .await;
     }
+}
+
+/// The `params` of a kept request frame.
+fn params_of(frame: Option<&[u8]>) -> Option<Value> {
+    let mut map = json::parse_frame(frame?, bastion_core::Limits::default().max_depth).ok()?;
+    map.remove("params")
 }
 
 /// Completes the audit event of a result once the deferred work is done.
