@@ -35,6 +35,10 @@ const MAX_PENDING: usize = 65_536;
 /// pending, so an unbounded id is unbounded memory.
 const MAX_ID_BYTES: usize = 1024;
 
+/// Result frames up to this size get their audit work (instruction scan, digest) on the
+/// relay thread right after forwarding; larger ones on the audit worker thread, bytes.
+const INLINE_AUDIT_BYTES: usize = 16 * 1024;
+
 const H2S: &str = "host_to_server";
 const S2H: &str = "server_to_host";
 
@@ -187,7 +191,7 @@ struct Deferred {
 }
 
 /// Jobs that may wait for the worker.
-const DEFERRED_JOBS: usize = 1024;
+const DEFERRED_JOBS: usize = 64;
 /// Frame bytes the waiting jobs may hold, bytes.
 const DEFERRED_BYTES: usize = 8 * 1024 * 1024;
 

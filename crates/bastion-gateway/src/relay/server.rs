@@ -3,7 +3,7 @@
 //! clean every string, forward — then audit, with the slow audit work off the latency
 //! path.
 
-use super::{Ev, Relay, S2H, serialize};
+use super::{Ev, INLINE_AUDIT_BYTES, Relay, S2H, serialize};
 use crate::pending::HostRequest;
 use crate::pinning::{Decision, Pinning};
 use bastion_core::detect::DescriptorKind;
@@ -289,9 +289,12 @@ impl Relay {
             let digest = hex::encode(Sha256::digest(&out[..out.len() - 1]));
             finish_event(base, verdict, findings, injection, digest)
         };
-        // The scan and digest run on the audit worker thread while this reader goes on
-        // with the next frame.
-        if let Some(event) = self.deferred.run(Box::new(deferred), bytes).await {
+        // Small frames: the scan and digest run here (their trees are freed by the thread
+        // that built them, which keeps the allocator's arenas small). Large frames: on the
+        // audit worker thread while this reader goes on with the next frame.
+        if bytes <= INLINE_AUDIT_BYTES {
+            self.audit.record(deferred()).await;
+        } else if let Some(event) = self.deferred.run(Box::new(deferred), bytes).await {
             self.audit.record(event).await;
         }
     }
