@@ -24,7 +24,10 @@
 //!
 //! `format: "password"` and `writeOnly: true` mark a secret whatever the words.
 
-use super::terms::{BENIGN_AFTER, BENIGN_BEFORE, NEGATION_BEFORE, TERMS};
+use super::terms::{
+    BENIGN_AFTER, BENIGN_BEFORE, INSTRUCTION_AFTER, NEGATION_ANYWHERE, NEGATION_BEFORE,
+    NOT_NEGATION, TERMS,
+};
 use crate::detect::fold;
 use crate::finding::{Code, Finding, Severity, pointer_push};
 use regex::Regex;
@@ -99,7 +102,12 @@ struct Compiled {
     terms: Vec<(SensitiveKind, Regex)>,
     after: Regex,
     before: Regex,
+    instruction: Regex,
     negation: Regex,
+    negation_anywhere: Regex,
+    not_negation: Regex,
+    single_letters: Regex,
+    pin: Regex,
 }
 
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
@@ -111,7 +119,12 @@ static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
             .collect(),
         after: compile(BENIGN_AFTER),
         before: compile(BENIGN_BEFORE),
+        instruction: compile(INSTRUCTION_AFTER),
         negation: compile(NEGATION_BEFORE),
+        negation_anywhere: compile(NEGATION_ANYWHERE),
+        not_negation: compile(NOT_NEGATION),
+        single_letters: Regex::new(r"\b\w\b(?:[\s._-]+\w\b){3,}").expect("built-in pattern"),
+        pin: Regex::new(r"\bpins?\b").expect("built-in pattern"),
     }
 });
 
@@ -134,26 +147,63 @@ pub fn classify_message(text: &str) -> Option<SensitiveKind> {
     classify(text, true)
 }
 
-/// Characters that end a sentence of a message.
-const SENTENCE_ENDS: [char; 7] = ['.', '!', '?', '\n', '。', '！', '？'];
+/// Characters that end a clause of a message: a negation governs only its own clause
+/// (`No spaces allowed: type your password` asks; `Do not worry, just enter…` asks).
+const CLAUSE_ENDS: [char; 17] = [
+    '.', '!', '?', '\n', ';', ':', ',', '—', '–', '。', '！', '？', '；', '：', '，', '、', '…',
+];
 
 fn classify(text: &str, negations: bool) -> Option<SensitiveKind> {
     if !negations {
-        return classify_one(text);
+        return classify_one(text).map(|(k, _, _)| k);
     }
-    text.split(SENTENCE_ENDS).find_map(|sentence| {
-        classify_one(sentence).filter(|_| !COMPILED.negation.is_match(&folded(sentence)))
+    let c = &*COMPILED;
+    text.split(CLAUSE_ENDS).find_map(|clause| {
+        let (kind, f, at) = classify_one(clause)?;
+        let f = c.not_negation.replace_all(&f, " ");
+        let negated = c.negation_anywhere.is_match(&f)
+            || f.get(..at)
+                .is_some_and(|before| c.negation.is_match(before));
+        (!negated).then_some(kind)
     })
 }
 
-fn classify_one(text: &str) -> Option<SensitiveKind> {
+/// `text` with runs of four or more single letters separated by spaces, dots, hyphens
+/// or underscores joined (`p a s s w o r d`, `p.a.s.s.w.o.r.d` → `password`).
+fn collapse_single_letters(f: &str) -> String {
+    COMPILED
+        .single_letters
+        .replace_all(f, |caps: &regex::Captures<'_>| {
+            caps[0]
+                .chars()
+                .filter(|ch| !ch.is_whitespace() && !matches!(ch, '.' | '_' | '-'))
+                .collect::<String>()
+        })
+        .into_owned()
+}
+
+/// The first non-benign match: its kind, the folded text it was found in and where.
+fn classify_one(text: &str) -> Option<(SensitiveKind, String, usize)> {
     let c = &*COMPILED;
     let f = folded(text);
-    for (kind, re) in &c.terms {
-        for m in re.find_iter(&f) {
-            let benign = c.after.is_match(&f[m.end()..]) || c.before.is_match(&f[..m.start()]);
-            if !benign {
-                return Some(*kind);
+    let collapsed = collapse_single_letters(&f);
+    let variants = if collapsed == f {
+        vec![f]
+    } else {
+        vec![f, collapsed]
+    };
+    for f in variants {
+        for (kind, re) in &c.terms {
+            for m in re.find_iter(&f) {
+                let rest = &f[m.end()..];
+                let after = c
+                    .after
+                    .find(rest)
+                    .is_some_and(|b| !c.instruction.is_match(&rest[b.end()..]));
+                let benign = after || c.before.is_match(&f[..m.start()]);
+                if !benign {
+                    return Some((*kind, f.clone(), m.start()));
+                }
             }
         }
     }
@@ -190,9 +240,16 @@ fn finding(path: String, kind: SensitiveKind, where_: &str) -> Finding {
 /// `true` when the title repeats the property name's words in a context that is not
 /// sensitive (`pin` titled "Pin color", `apiKey` titled "API key name"): the title then
 /// decides for the name.
+///
+/// A name that is itself a password word (`password`, `passphrase`; not the ambiguous
+/// `pin`) is never explained away: such a free-text field holds the secret whatever
+/// its title says (`password` titled "Password name").
 fn title_explains(name: &str, title: Option<&str>) -> bool {
     let Some(title) = title else { return false };
     let (n, t) = (folded(name), folded(title));
+    if classify_text(name) == Some(SensitiveKind::Password) && !COMPILED.pin.is_match(&n) {
+        return false;
+    }
     !n.trim().is_empty() && t.contains(n.trim()) && classify_text(title).is_none()
 }
 
@@ -204,6 +261,8 @@ pub fn scan_form(params: &Value, base: &str) -> Vec<Finding> {
     let schema = params.get("requestedSchema");
     let props_path = pointer_push(&pointer_push(base, "requestedSchema"), "properties");
     let mut any_capable = false;
+    let mut value_texts: Vec<(String, String)> = Vec::new();
+    let mut capable_names: Vec<(String, String)> = Vec::new();
     if let Some(props) = schema
         .and_then(|s| s.get("properties"))
         .and_then(Value::as_object)
@@ -220,10 +279,12 @@ pub fn scan_form(params: &Value, base: &str) -> Vec<Finding> {
                 ));
                 continue;
             }
+            collect_value_texts(def, &path, &mut value_texts);
             if !can_carry_secret(def) {
                 continue;
             }
             any_capable = true;
+            capable_names.push((name.clone(), path.clone()));
             let labels = [
                 ("name", Some(name.as_str())),
                 ("title", def.get("title").and_then(Value::as_str)),
@@ -248,7 +309,20 @@ pub fn scan_form(params: &Value, base: &str) -> Vec<Finding> {
             }
         }
     }
+    if out.is_empty() {
+        out.extend(split_secret_names(&capable_names));
+    }
     if out.is_empty() && any_capable {
+        for (path, text) in &value_texts {
+            if let Some(kind) = classify_message(text) {
+                out.push(finding(
+                    path.clone(),
+                    kind,
+                    "a default, example or choice text of the form, with a free-text field",
+                ));
+                return out;
+            }
+        }
         let texts = [
             (pointer_push(base, "message"), params.get("message")),
             (
@@ -272,6 +346,70 @@ pub fn scan_form(params: &Value, base: &str) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// Instruction-like texts a form shows besides titles: `default`, `examples`,
+/// `placeholder`, `enum`/`const` values and `oneOf`/`anyOf` choice titles and values.
+/// Only texts of three words or more count (a sentence, not a choice id such as
+/// `password` in an enum of sign-in methods).
+fn collect_value_texts(def: &Value, path: &str, out: &mut Vec<(String, String)>) {
+    let mut push = |at: String, v: &Value| {
+        if let Some(t) = v.as_str()
+            && t.split_whitespace().count() >= 3
+        {
+            out.push((at, t.to_owned()));
+        }
+    };
+    for key in ["default", "placeholder", "const"] {
+        if let Some(v) = def.get(key) {
+            push(pointer_push(path, key), v);
+        }
+    }
+    for key in ["examples", "enum"] {
+        if let Some(items) = def.get(key).and_then(Value::as_array) {
+            for (i, v) in items.iter().enumerate() {
+                push(pointer_push(&pointer_push(path, key), &i.to_string()), v);
+            }
+        }
+    }
+    let items = def.get("items");
+    for holder in [Some(def), items].into_iter().flatten() {
+        for key in ["oneOf", "anyOf"] {
+            let Some(choices) = holder.get(key).and_then(Value::as_array) else {
+                continue;
+            };
+            for (i, choice) in choices.iter().enumerate() {
+                let at = pointer_push(&pointer_push(path, key), &i.to_string());
+                for field in ["title", "const", "description"] {
+                    if let Some(v) = choice.get(field) {
+                        push(pointer_push(&at, field), v);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A secret word split over adjacent free-text properties (`pass` + `word`): each
+/// pair of neighbours whose names, neither sensitive alone, join into a secret word.
+fn split_secret_names(names: &[(String, String)]) -> Vec<Finding> {
+    names
+        .windows(2)
+        .filter_map(|pair| {
+            let [(a, _), (b, path)] = pair else {
+                return None;
+            };
+            if classify_text(a).is_some() || classify_text(b).is_some() {
+                return None;
+            }
+            let kind = classify_text(&format!("{a}{b}"))?;
+            Some(finding(
+                path.clone(),
+                kind,
+                &format!("properties `{a}` and `{b}` spell it together"),
+            ))
+        })
+        .collect()
 }
 
 #[cfg(test)]
