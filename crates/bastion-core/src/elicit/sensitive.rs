@@ -7,13 +7,25 @@
 //! `title`/`description`. Text is folded first (`detect::fold`: NFKC, full case
 //! folding, marks and invisible characters dropped, UTS #39 confusable prototypes for
 //! look-alike words), then matched against the multilingual term table
-//! (the `terms` table: English, German, French, Spanish, Portuguese, Russian, Japanese,
-//! Chinese).
+//! (the `terms` table: English, German, French, Spanish, Portuguese, Italian, Dutch,
+//! Polish, Turkish, Russian, Arabic, Hindi, Japanese, Korean, Chinese).
 //!
 //! Look-alikes stay allowed:
 //! * a match followed by a word that makes it *about* the secret (`password policy`,
-//!   `password reminder date`, `token count`, `API key name`) or preceded by one
-//!   (`max tokens`, `forgot password`) does not count;
+//!   `password reminder date`, `token count`, `API key name`) or preceded by one that
+//!   makes a different noun phrase (`max tokens`, `promo code`) does not count; an
+//!   adjective or verb (`strong password`, `forgot password`) does not exempt, nor does
+//!   a benign word that starts an instruction (`Password type it below`);
+//! * a property *named* with a password word (`password`, `passphrase`) that can carry
+//!   text is sensitive whatever its title (`password` titled "Password name");
+//! * in a message, a negation exempts only the clause it governs, before the term
+//!   (`We will never ask for your password`); `No spaces: type your password`,
+//!   `Do not worry, enter your password` and `Do not forget to enter…` still ask;
+//! * spelling tricks: runs of single letters (`p a s s w o r d`, `p.a.s.s.w.o.r.d`) are
+//!   joined before matching; adjacent free-text properties whose names join into a
+//!   secret word (`pass` + `word`) count;
+//! * `default`, `placeholder`, `examples`, `enum`/`const` values and `oneOf`/`anyOf`
+//!   choice titles of three words or more are read like the message;
 //! * a property that cannot carry a typed secret does not count: `boolean`, the enum
 //!   forms (`enum`, `oneOf`, arrays of choices) and strings with format `email`, `date`
 //!   or `date-time`;
@@ -483,6 +495,30 @@ mod tests {
             ("Session cookie", K::Token),
             ("Secret", K::Secret),
             ("Enter the shared secret you received", K::Secret),
+            ("Your strong password", K::Password),
+            ("Forgot password? Type it here anyway", K::Password),
+            ("Password type it below", K::Password),
+            ("Parola d'ordine", K::Password),
+            ("Wachtwoord", K::Password),
+            ("Hasło", K::Password),
+            ("비밀번호", K::Password),
+            ("Şifre", K::Password),
+            ("كلمة المرور", K::Password),
+            ("पासवर्ड", K::Password),
+            ("Palavra-passe", K::Password),
+            ("parol", K::Password),
+            ("p a s s w o r d", K::Password),
+            ("p.a.s.s.w.o.r.d", K::Password),
+            ("p-a-s-s-w-o-r-d", K::Password),
+            ("Número do cartão de crédito", K::PaymentCard),
+            ("Código de verificação", K::OneTimeCode),
+            (
+                "Enter the 6-digit code we just texted to your phone",
+                K::OneTimeCode,
+            ),
+            ("We emailed you a code", K::OneTimeCode),
+            ("Word 1 of 12", K::SeedPhrase),
+            ("OpenAI sk-... value", K::ApiKey),
         ] {
             assert_eq!(classify_text(text), Some(kind), "{text}");
         }
@@ -503,9 +539,54 @@ mod tests {
         for m in [
             "Please enter your password. We never store it.",
             "Your session expired. Re-enter your SSO password to keep working.",
+            "No spaces allowed: type your GitHub password in the answer box.",
+            "Do not worry, just enter your bank password below",
+            "Do not forget: enter your password",
+            "Do not forget to enter your password",
+            "Don't share it with others, type your password here",
         ] {
             assert!(classify_message(m).is_some(), "{m}");
         }
+    }
+
+    #[test]
+    fn password_named_field_ignores_title() {
+        let form = |name: &str, def: Value| {
+            serde_json::json!({"message": "Login", "requestedSchema": {"type": "object",
+                "properties": {name: def}}})
+        };
+        let f = form(
+            "password",
+            serde_json::json!({"type": "string", "title": "Password name"}),
+        );
+        assert_eq!(scan_form(&f, "").len(), 1);
+        let f = form(
+            "pin",
+            serde_json::json!({"type": "string", "title": "Pin color"}),
+        );
+        assert!(scan_form(&f, "").is_empty());
+        let f = form(
+            "password",
+            serde_json::json!({"type": "string", "format": "date", "title": "Password reminder date"}),
+        );
+        assert!(scan_form(&f, "").is_empty());
+    }
+
+    #[test]
+    fn split_names_and_value_texts() {
+        let f = serde_json::json!({"message": "Login", "requestedSchema": {"type": "object",
+            "properties": {"pass": {"type": "string"}, "word": {"type": "string"}}}});
+        assert_eq!(scan_form(&f, "").len(), 1);
+        let f = serde_json::json!({"message": "Profile", "requestedSchema": {"type": "object",
+            "properties": {"user": {"type": "string"}, "name": {"type": "string"}}}});
+        assert!(scan_form(&f, "").is_empty());
+        let f = serde_json::json!({"message": "Confirm", "requestedSchema": {"type": "object",
+            "properties": {"x": {"type": "string", "default": "paste your password here"}}}});
+        assert_eq!(scan_form(&f, "").len(), 1);
+        let f = serde_json::json!({"message": "Sign in", "requestedSchema": {"type": "object",
+            "properties": {"m": {"type": "string", "enum": ["password", "passkey"]},
+                "user": {"type": "string"}}}});
+        assert!(scan_form(&f, "").is_empty());
     }
 
     #[test]
@@ -541,6 +622,11 @@ mod tests {
             "Secret message for the card",
             "Pin color",
             "Pinned note",
+            "Enter the promo code we emailed you",
+            "5-digit ZIP code",
+            "Initials, e.g. J. R. R. T.",
+            "parole board",
+            "Step 1 of 12",
         ] {
             assert_eq!(classify_text(text), None, "{text}");
         }

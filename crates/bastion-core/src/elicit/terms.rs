@@ -169,11 +169,11 @@ pub(super) const TERMS: &[(K, &[&str])] = &[
 /// (`password policy`, `password reminder date`, `token count`, `API key name`).
 pub(super) const BENIGN_AFTER: &str = r"^[\s_-]*(?:policy|policies|strength|reminder|reminders|hint|date|length|expiry|expiration|expires|expired|age|rules?|requirements?|complexity|changed|change|reset|manager|name|label|alias|id|count|limit|limits|budget|usage|type|format|rotation|lifetime|ttl|settings?|enabled|required|strategy|richtlinie|starke|lange|ablauf|politique|longueur|politica|longitud|политик|длин|ポリシー|強度|有効期限|の長さ|策略|强度|強度|长度|長度|提示|有效期)";
 
-/// Words right before a match with the same effect (`max tokens`, `number of tokens`):
-/// only words that make a different noun phrase (a count). Adjectives and verbs
+/// Words right before a match with the same effect (`max tokens`, `number of tokens`,
+/// `promo code … emailed`): only words that make a different noun phrase (a count, a
+/// coupon, a postal code). Adjectives and verbs
 /// (`strong password`, `forgot password`) leave it a request for the secret.
-pub(super) const BENIGN_BEFORE: &str =
-    r"(?:\b(?:max|maximum|min|minimum|num|number[\s_-]+of|count[\s_-]+of)[\s_-]*)$";
+pub(super) const BENIGN_BEFORE: &str = r"(?:\b(?:max|maximum|min|minimum|num|number[\s_-]+of|count[\s_-]+of|promo|promotional|discount|coupon|voucher|referral|zip|postal|post|country|area|dialing|source)[\s_-]*)$";
 
 /// What may follow a benign word of [`BENIGN_AFTER`] and undoes it: the benign word
 /// was not a noun of its own but part of an instruction (`Password type it below`).

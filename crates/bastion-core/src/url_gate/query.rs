@@ -12,6 +12,14 @@
 //! `apiKey`, `api_key`, `X-Amz-Signature`, `sessionid` and `access_token` match while
 //! `page_token`, `code_challenge`, `response_type=code`, `sort_key` and `session_state`
 //! do not.
+//!
+//! Values are judged too, whatever the key: vendor token formats (`ghp_…`,
+//! `github_pat_…`, `xoxb-…`, `sk-…`, `AKIA…`, CAS `ST-…` tickets) and JWTs count in any
+//! key or as a bare query; a long random value (base64/hex/UUID alphabet, letters and
+//! digits, ≥ 3.3 bits of entropy per character) counts under a key or path segment of
+//! credential context (`t`, `access`, `invite`, `magic`, `login`, `otp`, `ticket`,
+//! `reset`) but not under a neutral one (`id`, `page`, `/issues/`), so resource ids and
+//! pagination cursors pass.
 
 use std::sync::LazyLock;
 
@@ -353,12 +361,14 @@ fn inspect_at(part: &str, depth: u8) -> Carried {
         }
         if is_credential_key(&key) && !value.is_empty() {
             out.credential_keys.push(key.into_owned());
-        } else if value.is_empty() && (has_known_token(&key) || looks_random(&key, 32)) {
-            out.credential_keys.push("(a bare token)".to_owned());
-        } else if has_known_token(&value) || (is_value_context(&key) && looks_random(&value, 16)) {
-            out.credential_keys.push(key.into_owned());
         } else if looks_like_jwt(&value) || (value.is_empty() && looks_like_jwt(&key)) {
             out.jwt_keys.push(key.into_owned());
+        } else if value.is_empty() && (KNOWN_TOKEN.is_match(&key) || looks_random(&key, 32)) {
+            out.credential_keys.push("(a bare token)".to_owned());
+        } else if KNOWN_TOKEN.is_match(&value)
+            || (is_value_context(&key) && looks_random(&value, 16))
+        {
+            out.credential_keys.push(key.into_owned());
         }
     }
     out
@@ -437,6 +447,39 @@ mod tests {
             "ticket",
         ] {
             assert!(!is_credential_key(k), "{k}");
+        }
+    }
+
+    #[test]
+    fn token_formats_and_context_values() {
+        for part in [
+            "state=ghp_1234567890abcdefghijklmnopqrstuvwxyz",
+            "ghp_1234567890abcdefghijklmnopqrstuvwxyz",
+            "x=github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
+            "x=xoxb-1234567890-abcdefghijklmn",
+            "x=sk-proj-abcdefghijklmnopqrstuvwx",
+            "x=AKIAIOSFODNN7EXAMPLE",
+            "ticket=ST-1234-abcdefghijklmnop",
+            "t=Z2hwXzEyMzQ1Njc4OTBhYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5eg",
+            "access=8f14e45fceea167a5a36dedd4bea2543",
+            "invite=8f14e45fceea167a5a36dedd4bea2543",
+            "magic=Vt8kQ2zL9xRw4mYp7cBn3sJd",
+            "login=Vt8kQ2zL9xRw4mYp7cBn3sJd",
+            "otp=Vt8kQ2zL9xRw4mYp7cBn3sJd",
+        ] {
+            assert!(!inspect_pairs(part).credential_keys.is_empty(), "{part}");
+        }
+        for part in [
+            "page=2&per_page=50",
+            "q=how+to+reset+a+password",
+            "ticket=48213",
+            "pageToken=CAoQAQ8f14e45fceea167a5a36dedd4bea",
+            "id=6f1c2e3a-8b9d-4c7e-a1f0-2d3b4c5e6f70",
+            "access_type=offline&prompt=login",
+            "t=42s",
+            "invite=rust-lang",
+        ] {
+            assert!(inspect_pairs(part).credential_keys.is_empty(), "{part}");
         }
     }
 
