@@ -172,10 +172,10 @@ fn classify(text: &str, negations: bool) -> Option<SensitiveKind> {
     let c = &*COMPILED;
     text.split(CLAUSE_ENDS).find_map(|clause| {
         let (kind, f, at) = classify_one(clause)?;
-        let f = c.not_negation.replace_all(&f, " ");
-        let negated = c.negation_anywhere.is_match(&f)
-            || f.get(..at)
-                .is_some_and(|before| c.negation.is_match(before));
+        let before = c
+            .not_negation
+            .replace_all(f.get(..at).unwrap_or_default(), " ");
+        let negated = c.negation_anywhere.is_match(&f) || c.negation.is_match(&before);
         (!negated).then_some(kind)
     })
 }
