@@ -7,13 +7,25 @@
 //! `title`/`description`. Text is folded first (`detect::fold`: NFKC, full case
 //! folding, marks and invisible characters dropped, UTS #39 confusable prototypes for
 //! look-alike words), then matched against the multilingual term table
-//! (the `terms` table: English, German, French, Spanish, Portuguese, Russian, Japanese,
-//! Chinese).
+//! (the `terms` table: English, German, French, Spanish, Portuguese, Italian, Dutch,
+//! Polish, Turkish, Russian, Arabic, Hindi, Japanese, Korean, Chinese).
 //!
 //! Look-alikes stay allowed:
 //! * a match followed by a word that makes it *about* the secret (`password policy`,
-//!   `password reminder date`, `token count`, `API key name`) or preceded by one
-//!   (`max tokens`, `forgot password`) does not count;
+//!   `password reminder date`, `token count`, `API key name`) or preceded by one that
+//!   makes a different noun phrase (`max tokens`, `promo code`) does not count; an
+//!   adjective or verb (`strong password`, `forgot password`) does not exempt, nor does
+//!   a benign word that starts an instruction (`Password type it below`);
+//! * a property *named* with a password word (`password`, `passphrase`) that can carry
+//!   text is sensitive whatever its title (`password` titled "Password name");
+//! * in a message, a negation exempts only the clause it governs, before the term
+//!   (`We will never ask for your password`); `No spaces: type your password`,
+//!   `Do not worry, enter your password` and `Do not forget to enter…` still ask;
+//! * spelling tricks: runs of single letters (`p a s s w o r d`, `p.a.s.s.w.o.r.d`) are
+//!   joined before matching; adjacent free-text properties whose names join into a
+//!   secret word (`pass` + `word`) count;
+//! * `default`, `placeholder`, `examples`, `enum`/`const` values and `oneOf`/`anyOf`
+//!   choice titles of three words or more are read like the message;
 //! * a property that cannot carry a typed secret does not count: `boolean`, the enum
 //!   forms (`enum`, `oneOf`, arrays of choices) and strings with format `email`, `date`
 //!   or `date-time`;
@@ -24,7 +36,10 @@
 //!
 //! `format: "password"` and `writeOnly: true` mark a secret whatever the words.
 
-use super::terms::{BENIGN_AFTER, BENIGN_BEFORE, NEGATION_BEFORE, TERMS};
+use super::terms::{
+    BENIGN_AFTER, BENIGN_BEFORE, INSTRUCTION_AFTER, NEGATION_ANYWHERE, NEGATION_BEFORE,
+    NOT_NEGATION, TERMS,
+};
 use crate::detect::fold;
 use crate::finding::{Code, Finding, Severity, pointer_push};
 use regex::Regex;
@@ -99,7 +114,12 @@ struct Compiled {
     terms: Vec<(SensitiveKind, Regex)>,
     after: Regex,
     before: Regex,
+    instruction: Regex,
     negation: Regex,
+    negation_anywhere: Regex,
+    not_negation: Regex,
+    single_letters: Regex,
+    pin: Regex,
 }
 
 static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
@@ -111,7 +131,12 @@ static COMPILED: LazyLock<Compiled> = LazyLock::new(|| {
             .collect(),
         after: compile(BENIGN_AFTER),
         before: compile(BENIGN_BEFORE),
+        instruction: compile(INSTRUCTION_AFTER),
         negation: compile(NEGATION_BEFORE),
+        negation_anywhere: compile(NEGATION_ANYWHERE),
+        not_negation: compile(NOT_NEGATION),
+        single_letters: Regex::new(r"\b\w\b(?:[\s._-]+\w\b){3,}").expect("built-in pattern"),
+        pin: Regex::new(r"\bpins?\b").expect("built-in pattern"),
     }
 });
 
@@ -134,26 +159,63 @@ pub fn classify_message(text: &str) -> Option<SensitiveKind> {
     classify(text, true)
 }
 
-/// Characters that end a sentence of a message.
-const SENTENCE_ENDS: [char; 7] = ['.', '!', '?', '\n', '。', '！', '？'];
+/// Characters that end a clause of a message: a negation governs only its own clause
+/// (`No spaces allowed: type your password` asks; `Do not worry, just enter…` asks).
+const CLAUSE_ENDS: [char; 17] = [
+    '.', '!', '?', '\n', ';', ':', ',', '—', '–', '。', '！', '？', '；', '：', '，', '、', '…',
+];
 
 fn classify(text: &str, negations: bool) -> Option<SensitiveKind> {
     if !negations {
-        return classify_one(text);
+        return classify_one(text).map(|(k, _, _)| k);
     }
-    text.split(SENTENCE_ENDS).find_map(|sentence| {
-        classify_one(sentence).filter(|_| !COMPILED.negation.is_match(&folded(sentence)))
+    let c = &*COMPILED;
+    text.split(CLAUSE_ENDS).find_map(|clause| {
+        let (kind, f, at) = classify_one(clause)?;
+        let before = c
+            .not_negation
+            .replace_all(f.get(..at).unwrap_or_default(), " ");
+        let negated = c.negation_anywhere.is_match(&f) || c.negation.is_match(&before);
+        (!negated).then_some(kind)
     })
 }
 
-fn classify_one(text: &str) -> Option<SensitiveKind> {
+/// `text` with runs of four or more single letters separated by spaces, dots, hyphens
+/// or underscores joined (`p a s s w o r d`, `p.a.s.s.w.o.r.d` → `password`).
+fn collapse_single_letters(f: &str) -> String {
+    COMPILED
+        .single_letters
+        .replace_all(f, |caps: &regex::Captures<'_>| {
+            caps[0]
+                .chars()
+                .filter(|ch| !ch.is_whitespace() && !matches!(ch, '.' | '_' | '-'))
+                .collect::<String>()
+        })
+        .into_owned()
+}
+
+/// The first non-benign match: its kind, the folded text it was found in and where.
+fn classify_one(text: &str) -> Option<(SensitiveKind, String, usize)> {
     let c = &*COMPILED;
     let f = folded(text);
-    for (kind, re) in &c.terms {
-        for m in re.find_iter(&f) {
-            let benign = c.after.is_match(&f[m.end()..]) || c.before.is_match(&f[..m.start()]);
-            if !benign {
-                return Some(*kind);
+    let collapsed = collapse_single_letters(&f);
+    let variants = if collapsed == f {
+        vec![f]
+    } else {
+        vec![f, collapsed]
+    };
+    for f in variants {
+        for (kind, re) in &c.terms {
+            for m in re.find_iter(&f) {
+                let rest = &f[m.end()..];
+                let after = c
+                    .after
+                    .find(rest)
+                    .is_some_and(|b| !c.instruction.is_match(&rest[b.end()..]));
+                let benign = after || c.before.is_match(&f[..m.start()]);
+                if !benign {
+                    return Some((*kind, f.clone(), m.start()));
+                }
             }
         }
     }
@@ -190,9 +252,16 @@ fn finding(path: String, kind: SensitiveKind, where_: &str) -> Finding {
 /// `true` when the title repeats the property name's words in a context that is not
 /// sensitive (`pin` titled "Pin color", `apiKey` titled "API key name"): the title then
 /// decides for the name.
+///
+/// A name that is itself a password word (`password`, `passphrase`; not the ambiguous
+/// `pin`) is never explained away: such a free-text field holds the secret whatever
+/// its title says (`password` titled "Password name").
 fn title_explains(name: &str, title: Option<&str>) -> bool {
     let Some(title) = title else { return false };
     let (n, t) = (folded(name), folded(title));
+    if classify_text(name) == Some(SensitiveKind::Password) && !COMPILED.pin.is_match(&n) {
+        return false;
+    }
     !n.trim().is_empty() && t.contains(n.trim()) && classify_text(title).is_none()
 }
 
@@ -204,6 +273,8 @@ pub fn scan_form(params: &Value, base: &str) -> Vec<Finding> {
     let schema = params.get("requestedSchema");
     let props_path = pointer_push(&pointer_push(base, "requestedSchema"), "properties");
     let mut any_capable = false;
+    let mut value_texts: Vec<(String, String)> = Vec::new();
+    let mut capable_names: Vec<(String, String)> = Vec::new();
     if let Some(props) = schema
         .and_then(|s| s.get("properties"))
         .and_then(Value::as_object)
@@ -220,10 +291,12 @@ pub fn scan_form(params: &Value, base: &str) -> Vec<Finding> {
                 ));
                 continue;
             }
+            collect_value_texts(def, &path, &mut value_texts);
             if !can_carry_secret(def) {
                 continue;
             }
             any_capable = true;
+            capable_names.push((name.clone(), path.clone()));
             let labels = [
                 ("name", Some(name.as_str())),
                 ("title", def.get("title").and_then(Value::as_str)),
@@ -248,7 +321,20 @@ pub fn scan_form(params: &Value, base: &str) -> Vec<Finding> {
             }
         }
     }
+    if out.is_empty() {
+        out.extend(split_secret_names(&capable_names));
+    }
     if out.is_empty() && any_capable {
+        for (path, text) in &value_texts {
+            if let Some(kind) = classify_message(text) {
+                out.push(finding(
+                    path.clone(),
+                    kind,
+                    "a default, example or choice text of the form, with a free-text field",
+                ));
+                return out;
+            }
+        }
         let texts = [
             (pointer_push(base, "message"), params.get("message")),
             (
@@ -272,6 +358,70 @@ pub fn scan_form(params: &Value, base: &str) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// Instruction-like texts a form shows besides titles: `default`, `examples`,
+/// `placeholder`, `enum`/`const` values and `oneOf`/`anyOf` choice titles and values.
+/// Only texts of three words or more count (a sentence, not a choice id such as
+/// `password` in an enum of sign-in methods).
+fn collect_value_texts(def: &Value, path: &str, out: &mut Vec<(String, String)>) {
+    let mut push = |at: String, v: &Value| {
+        if let Some(t) = v.as_str()
+            && t.split_whitespace().count() >= 3
+        {
+            out.push((at, t.to_owned()));
+        }
+    };
+    for key in ["default", "placeholder", "const"] {
+        if let Some(v) = def.get(key) {
+            push(pointer_push(path, key), v);
+        }
+    }
+    for key in ["examples", "enum"] {
+        if let Some(items) = def.get(key).and_then(Value::as_array) {
+            for (i, v) in items.iter().enumerate() {
+                push(pointer_push(&pointer_push(path, key), &i.to_string()), v);
+            }
+        }
+    }
+    let items = def.get("items");
+    for holder in [Some(def), items].into_iter().flatten() {
+        for key in ["oneOf", "anyOf"] {
+            let Some(choices) = holder.get(key).and_then(Value::as_array) else {
+                continue;
+            };
+            for (i, choice) in choices.iter().enumerate() {
+                let at = pointer_push(&pointer_push(path, key), &i.to_string());
+                for field in ["title", "const", "description"] {
+                    if let Some(v) = choice.get(field) {
+                        push(pointer_push(&at, field), v);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A secret word split over adjacent free-text properties (`pass` + `word`): each
+/// pair of neighbours whose names, neither sensitive alone, join into a secret word.
+fn split_secret_names(names: &[(String, String)]) -> Vec<Finding> {
+    names
+        .windows(2)
+        .filter_map(|pair| {
+            let [(a, _), (b, path)] = pair else {
+                return None;
+            };
+            if classify_text(a).is_some() || classify_text(b).is_some() {
+                return None;
+            }
+            let kind = classify_text(&format!("{a}{b}"))?;
+            Some(finding(
+                path.clone(),
+                kind,
+                &format!("properties `{a}` and `{b}` spell it together"),
+            ))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -345,6 +495,30 @@ mod tests {
             ("Session cookie", K::Token),
             ("Secret", K::Secret),
             ("Enter the shared secret you received", K::Secret),
+            ("Your strong password", K::Password),
+            ("Forgot password? Type it here anyway", K::Password),
+            ("Password type it below", K::Password),
+            ("Parola d'ordine", K::Password),
+            ("Wachtwoord", K::Password),
+            ("Hasło", K::Password),
+            ("비밀번호", K::Password),
+            ("Şifre", K::Password),
+            ("كلمة المرور", K::Password),
+            ("पासवर्ड", K::Password),
+            ("Palavra-passe", K::Password),
+            ("parol", K::Password),
+            ("p a s s w o r d", K::Password),
+            ("p.a.s.s.w.o.r.d", K::Password),
+            ("p-a-s-s-w-o-r-d", K::Password),
+            ("Número do cartão de crédito", K::PaymentCard),
+            ("Código de verificação", K::OneTimeCode),
+            (
+                "Enter the 6-digit code we just texted to your phone",
+                K::OneTimeCode,
+            ),
+            ("We emailed you a code", K::OneTimeCode),
+            ("Word 1 of 12", K::SeedPhrase),
+            ("OpenAI sk-... value", K::ApiKey),
         ] {
             assert_eq!(classify_text(text), Some(kind), "{text}");
         }
@@ -365,9 +539,54 @@ mod tests {
         for m in [
             "Please enter your password. We never store it.",
             "Your session expired. Re-enter your SSO password to keep working.",
+            "No spaces allowed: type your GitHub password in the answer box.",
+            "Do not worry, just enter your bank password below",
+            "Do not forget: enter your password",
+            "Do not forget to enter your password",
+            "Don't share it with others, type your password here",
         ] {
             assert!(classify_message(m).is_some(), "{m}");
         }
+    }
+
+    #[test]
+    fn password_named_field_ignores_title() {
+        let form = |name: &str, def: Value| {
+            serde_json::json!({"message": "Login", "requestedSchema": {"type": "object",
+                "properties": {name: def}}})
+        };
+        let f = form(
+            "password",
+            serde_json::json!({"type": "string", "title": "Password name"}),
+        );
+        assert_eq!(scan_form(&f, "").len(), 1);
+        let f = form(
+            "pin",
+            serde_json::json!({"type": "string", "title": "Pin color"}),
+        );
+        assert!(scan_form(&f, "").is_empty());
+        let f = form(
+            "password",
+            serde_json::json!({"type": "string", "format": "date", "title": "Password reminder date"}),
+        );
+        assert!(scan_form(&f, "").is_empty());
+    }
+
+    #[test]
+    fn split_names_and_value_texts() {
+        let f = serde_json::json!({"message": "Login", "requestedSchema": {"type": "object",
+            "properties": {"pass": {"type": "string"}, "word": {"type": "string"}}}});
+        assert_eq!(scan_form(&f, "").len(), 1);
+        let f = serde_json::json!({"message": "Profile", "requestedSchema": {"type": "object",
+            "properties": {"user": {"type": "string"}, "name": {"type": "string"}}}});
+        assert!(scan_form(&f, "").is_empty());
+        let f = serde_json::json!({"message": "Confirm", "requestedSchema": {"type": "object",
+            "properties": {"x": {"type": "string", "default": "paste your password here"}}}});
+        assert_eq!(scan_form(&f, "").len(), 1);
+        let f = serde_json::json!({"message": "Sign in", "requestedSchema": {"type": "object",
+            "properties": {"m": {"type": "string", "enum": ["password", "passkey"]},
+                "user": {"type": "string"}}}});
+        assert!(scan_form(&f, "").is_empty());
     }
 
     #[test]
@@ -403,6 +622,11 @@ mod tests {
             "Secret message for the card",
             "Pin color",
             "Pinned note",
+            "Enter the promo code we emailed you",
+            "5-digit ZIP code",
+            "Initials, e.g. J. R. R. T.",
+            "parole board",
+            "Step 1 of 12",
         ] {
             assert_eq!(classify_text(text), None, "{text}");
         }

@@ -1,5 +1,6 @@
 //! The multilingual term table of the sensitive-field classifier (English, German,
-//! French, Spanish, Portuguese, Russian, Japanese, Chinese).
+//! French, Spanish, Portuguese, Italian, Dutch, Polish, Turkish, Russian, Arabic, Hindi,
+//! Japanese, Korean, Chinese).
 //!
 //! Spelling as in [`crate::detect::langs`]: Latin-script patterns are written folded
 //! (lowercase, no accents: `contrasena`, `cle privee`, `schlussel`); Cyrillic and CJK in
@@ -34,6 +35,8 @@ pub(super) const TERMS: &[(K, &[&str])] = &[
             r"\b(?:senhas?)\b",
             r"\b(?:парол[ьяи]|пин[\s_-]*код)",
             r"(?:パスワード|暗証番号|合言葉|密码|密碼|口令)",
+            r"\b(?:wachtwoord(?:en)?|parola[\s_'-]*d[\s_'-]*ordine|palavras?[\s_-]*passe|parol[ьy]?|sifre(?:niz|nizi|yi)?|haslo|hasla)\b",
+            r"(?:hasł[oa]|şifre|비밀번호|암호|كلمة[\s_-]*المرور|كلمة[\s_-]*السر|पासवर्ड)",
         ],
     ),
     (
@@ -45,6 +48,7 @@ pub(super) const TERMS: &[(K, &[&str])] = &[
             r"\b(?:clave[\s_-]*(?:de[\s_-]*)?api|claves?[\s_-]+secretas?)\b",
             r"(?:ключ[\s_-]*(?:api|доступа)|api[\s_-]*ключ)",
             r"(?:apiキー|アクセスキー|api密钥|api密鑰|密钥|密鑰|秘钥|秘鑰)",
+            r"\b(?:(?:sk|rk)[\s_-]+(?:\.\.\.|…|proj|ant|live|test|value|key|token)\b|(?:ghp|gho|ghs|ghu|glpat|xox[abpr])[\s_-]|github[\s_-]pat[\s_-])",
         ],
     ),
     (
@@ -95,6 +99,8 @@ pub(super) const TERMS: &[(K, &[&str])] = &[
             r"\b(?:phrase[\s_-]+de[\s_-]+(?:recuperation|recuperacion)|frase[\s_-]+(?:semilla|de[\s_-]+recuperacion))\b",
             r"(?:сид[\s_-]*фраз|мнемоническ\w*[\s_-]+фраз|фраз\w*[\s_-]+восстановления)",
             r"(?:シードフレーズ|リカバリーフレーズ|復元フレーズ|助记词|助記詞|恢复短语)",
+            r"\bword[\s_-]*#?[\s_-]*\d{1,2}[\s_-]*(?:of|/)[\s_-]*(?:12|15|18|21|24)\b",
+            r"\b(?:restore|recover|import)[\s_-]+(?:(?:your|a|the|my)[\s_-]+)?(?:crypto[\s_-]+)?wallet\b",
         ],
     ),
     (
@@ -108,6 +114,11 @@ pub(super) const TERMS: &[(K, &[&str])] = &[
             r"\b(?:codigo[\s_-]+de[\s_-]+(?:verificacion|seguridad|confirmacion|un[\s_-]+solo[\s_-]+uso))\b",
             r"(?:код\w*[\s_-]+(?:подтверждения|из[\s_-]+смс)|одноразов\w*[\s_-]+(?:код|парол))",
             r"(?:認証コード|確認コード|ワンタイムパスワード|セキュリティコード|验证码|驗證碼|动态码|動態碼|校验码)",
+            r"\b(?:codigo[\s_-]+de[\s_-]+(?:verificacao|seguranca|confirmacao|acesso)|codice[\s_-]+(?:di[\s_-]+)?(?:verifica|sicurezza|conferma)|verificatiecode|beveiligingscode|kod[\s_-]+(?:weryfikacyjny|sms)|dogrulama[\s_-]+kodu)\b",
+            r"(?:인증[\s_-]*번호|인증[\s_-]*코드)",
+            r"\b(?:\d{1,2}|four|five|six|seven|eight)[\s_-]*digits?[\s_-]+(?:codes?|pins?|passcodes?)\b",
+            r"\bcodes?(?:[\s_-]+\w+){0,4}?[\s_-]+(?:sent|texted|emailed|messaged|smsed)\b",
+            r"\b(?:texted|emailed|sent|messaged)(?:[\s_-]+\w+){0,4}?[\s_-]+codes?\b",
         ],
     ),
     (
@@ -120,6 +131,7 @@ pub(super) const TERMS: &[(K, &[&str])] = &[
             r"\b(?:numero[\s_-]+de[\s_-]+(?:carte|tarjeta)|carte[\s_-]+(?:bancaire|de[\s_-]+credit)|tarjeta[\s_-]+de[\s_-]+(?:credito|debito)|cryptogramme)\b",
             r"(?:номер[\s_-]+карты|банковск\w*[\s_-]+карт)",
             r"(?:カード番号|クレジットカード|卡号|卡號|信用卡|安全码)",
+            r"\b(?:numero[\s_-]+(?:do[\s_-]+|da[\s_-]+|della[\s_-]+)?(?:cartao|carta)|cartao[\s_-]+(?:de[\s_-]+)?(?:credito|debito)|carta[\s_-]+di[\s_-]+credito|creditcard(?:nummer)?|kaartnummer|numer[\s_-]+karty|kart[\s_-]+numarasi)\b",
         ],
     ),
     (
@@ -158,10 +170,24 @@ pub(super) const TERMS: &[(K, &[&str])] = &[
 pub(super) const BENIGN_AFTER: &str = r"^[\s_-]*(?:policy|policies|strength|reminder|reminders|hint|date|length|expiry|expiration|expires|expired|age|rules?|requirements?|complexity|changed|change|reset|manager|name|label|alias|id|count|limit|limits|budget|usage|type|format|rotation|lifetime|ttl|settings?|enabled|required|strategy|richtlinie|starke|lange|ablauf|politique|longueur|politica|longitud|политик|длин|ポリシー|強度|有効期限|の長さ|策略|强度|強度|长度|長度|提示|有效期)";
 
 /// Words right before a match with the same effect (`max tokens`, `number of tokens`,
-/// `forgot password`).
-pub(super) const BENIGN_BEFORE: &str = r"(?:\b(?:max|maximum|min|minimum|num|number[\s_-]+of|count[\s_-]+of|forgot|forgotten|reset|expired|weak|strong|new[\s_-]+device)[\s_-]*)$";
+/// `promo code … emailed`): only words that make a different noun phrase (a count, a
+/// coupon, a postal code). Adjectives and verbs
+/// (`strong password`, `forgot password`) leave it a request for the secret.
+pub(super) const BENIGN_BEFORE: &str = r"(?:\b(?:max|maximum|min|minimum|num|number[\s_-]+of|count[\s_-]+of|promo|promotional|discount|coupon|voucher|referral|zip|postal|post|country|area|dialing|source)[\s_-]*)$";
 
-/// A negation in the same sentence of the *message* (`We will never ask for your
-/// password`): the message does not ask for the secret. Matched against the folded
-/// sentence around the term.
-pub(super) const NEGATION_BEFORE: &str = r"(?:\b(?:never|not|dont|don't|do not|won't|will not|nie|niemals|kein|keine|jamais|ne|pas|nunca|no|jamas|никогда|не)\b|決して|绝不|絶対に|不会|不要)";
+/// What may follow a benign word of [`BENIGN_AFTER`] and undoes it: the benign word
+/// was not a noun of its own but part of an instruction (`Password type it below`).
+pub(super) const INSTRUCTION_AFTER: &str =
+    r"^[\s_-]*(?:it|this|that|here|below|above|in|into|now|please|your|the|then|:)(?:\b|$)";
+
+/// Negated verbs that still ask (`do not forget to enter…`, `don't worry, just type…`):
+/// removed from a clause before the negation test.
+pub(super) const NOT_NEGATION: &str = r"\b(?:do[\s_-]+not|dont|don't|never|not|no)[\s_-]+(?:forget|worry|hesitate|fail|miss|delay|wait|problem|worries|need[\s_-]+to[\s_-]+worry)\b";
+
+/// Negations that may follow the term (SOV languages: `パスワードは決して入力しないでください`).
+pub(super) const NEGATION_ANYWHERE: &str = r"(?:決して|绝不|絶対に|不会|不要)";
+
+/// A negation before the term in the same clause of the *message* (`We will never ask
+/// for your password`): the clause does not ask for the secret. Matched against the
+/// folded clause up to the term.
+pub(super) const NEGATION_BEFORE: &str = r"(?:\b(?:never|not|dont|don't|do not|won't|will not|nie|niemals|kein|keine|jamais|ne|pas|nunca|no|jamas|никогда|не)\b)";

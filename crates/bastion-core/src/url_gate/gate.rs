@@ -2,7 +2,9 @@
 
 use super::address::{AddressClass, classify};
 use super::host::{self, HostForms};
-use super::query::{has_email, inspect_pairs, looks_like_jwt};
+use super::query::{
+    has_email, has_known_token, inspect_pairs, is_value_context, looks_like_jwt, looks_random,
+};
 use super::{UrlAssessment, UrlPolicy, UrlPurpose};
 use crate::finding::{Code, Finding, Severity, Verdict};
 use std::net::IpAddr;
@@ -308,6 +310,8 @@ fn judge_parts(url: &Url, path: &str, findings: &mut Vec<Finding>) {
     let decoded_path = percent_decoded(url.path());
     if looks_like_jwt(&decoded_path) {
         credential.push("path (a JSON Web Token)".to_owned());
+    } else if let Some(what) = path_credential(url) {
+        credential.push(what);
     }
     email |= has_email(&decoded_path);
     if !credential.is_empty() {
@@ -329,6 +333,39 @@ fn judge_parts(url: &Url, path: &str, findings: &mut Vec<Finding>) {
             "the URL carries an email address (personal data is sent to the site and kept in its logs)".to_owned(),
         ));
     }
+}
+
+/// A credential carried by the path: a `;name=value` path parameter whose name is a
+/// credential key (`;jsessionid=…`), a segment holding a vendor token format, or a long
+/// random segment within two segments after a magic-link word (`/magic/<token>`,
+/// `/invite/<token>`, `/reset/<uid>/<token>`). Ordinary ids (`/issues/123`, UUIDs under
+/// `/docs/`) are not in such a context and pass.
+fn path_credential(url: &Url) -> Option<String> {
+    let segments: Vec<String> = url.path_segments()?.map(percent_decoded).collect();
+    for (i, seg) in segments.iter().enumerate() {
+        let (name, params) = seg.split_once(';').unwrap_or((seg, ""));
+        if !params.is_empty() {
+            let carried = inspect_pairs(&params.replace(';', "&"));
+            if let Some(k) = carried
+                .credential_keys
+                .iter()
+                .chain(&carried.jwt_keys)
+                .next()
+            {
+                return Some(format!("path parameter `{}`", shown(k)));
+            }
+        }
+        if has_known_token(name) {
+            return Some("path (a token format)".to_owned());
+        }
+        let context = segments[i.saturating_sub(2)..i]
+            .iter()
+            .any(|prev| is_value_context(prev.split(';').next().unwrap_or(prev)));
+        if context && looks_random(name, 16) {
+            return Some("path (a magic-link token)".to_owned());
+        }
+    }
+    None
 }
 
 fn percent_decoded(s: &str) -> String {

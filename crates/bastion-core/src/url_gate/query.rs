@@ -12,6 +12,14 @@
 //! `apiKey`, `api_key`, `X-Amz-Signature`, `sessionid` and `access_token` match while
 //! `page_token`, `code_challenge`, `response_type=code`, `sort_key` and `session_state`
 //! do not.
+//!
+//! Values are judged too, whatever the key: vendor token formats (`ghp_…`,
+//! `github_pat_…`, `xoxb-…`, `sk-…`, `AKIA…`, CAS `ST-…` tickets) and JWTs count in any
+//! key or as a bare query; a long random value (base64/hex/UUID alphabet, letters and
+//! digits, ≥ 3.3 bits of entropy per character) counts under a key or path segment of
+//! credential context (`t`, `access`, `invite`, `magic`, `login`, `otp`, `ticket`,
+//! `reset`) but not under a neutral one (`id`, `page`, `/issues/`), so resource ids and
+//! pagination cursors pass.
 
 use std::sync::LazyLock;
 
@@ -221,6 +229,120 @@ pub fn inspect_pairs(part: &str) -> Carried {
     inspect_at(part, 0)
 }
 
+/// Vendor token formats recognisable in any value: GitHub (`ghp_`, `gho_`, `ghu_`,
+/// `ghs_`, `ghr_`, `github_pat_`), GitLab (`glpat-`), Slack (`xoxb-`, `xoxp-`, …),
+/// OpenAI/Anthropic/Stripe-style secret keys (`sk-…`, `sk_live_…`), AWS access key ids
+/// (`AKIA…`, `ASIA…`) and CAS service/proxy tickets (`ST-…`, `PT-…`).
+static KNOWN_TOKEN: LazyLock<regex::Regex> = LazyLock::new(|| {
+    regex::Regex::new(
+        r"(?:^|[^A-Za-z0-9])(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{16,}|xox[abposr]-[A-Za-z0-9-]{10,}|sk-(?:proj-|ant-|live-|svcacct-)?[A-Za-z0-9_-]{20,}|[sr]k_(?:live|test)_[A-Za-z0-9]{16,}|(?:AKIA|ASIA)[0-9A-Z]{16}|(?:ST|PT|PGT)-\d+-[A-Za-z0-9._-]{10,})",
+    )
+    .expect("static")
+});
+
+/// Key or path-segment words after which a long random value is a credential: magic
+/// links, invitations, one-time logins, password resets, CAS tickets, short token keys.
+const VALUE_CONTEXT_WORDS: &[&str] = &[
+    "t",
+    "tk",
+    "tok",
+    "k",
+    "access",
+    "invite",
+    "invitation",
+    "magic",
+    "login",
+    "signin",
+    "logon",
+    "otp",
+    "ticket",
+    "st",
+    "activation",
+    "activate",
+    "verify",
+    "verification",
+    "confirm",
+    "confirmation",
+    "reset",
+    "unlock",
+    "recovery",
+    "onetime",
+    "auth",
+    "token",
+    "session",
+];
+
+/// `true` when `value` holds a vendor token format (see [`KNOWN_TOKEN`]) or a JWT.
+pub fn has_known_token(value: &str) -> bool {
+    KNOWN_TOKEN.is_match(value) || looks_like_jwt(value)
+}
+
+/// Shannon entropy of `s` in bits per character.
+fn entropy(s: &str) -> f64 {
+    let mut counts = std::collections::HashMap::<char, u32>::new();
+    let mut n = 0_u32;
+    for c in s.chars() {
+        *counts.entry(c).or_default() += 1;
+        n += 1;
+    }
+    let n = f64::from(n.max(1));
+    counts
+        .values()
+        .map(|&c| {
+            let p = f64::from(c) / n;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+/// `true` when `value` looks like a random secret of at least `min_len` characters:
+/// only token characters (base64/base64url/hex/UUID alphabet), letters and digits mixed,
+/// few separators (not a hyphenated slug) and at least 3.3 bits of entropy per character.
+pub fn looks_random(value: &str, min_len: usize) -> bool {
+    let len = value.chars().count();
+    if len < min_len || len > 4096 {
+        return false;
+    }
+    if !value
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '~' | '+' | '/' | '='))
+    {
+        return false;
+    }
+    let digits = value.chars().filter(char::is_ascii_digit).count();
+    let letters = value.chars().filter(char::is_ascii_alphabetic).count();
+    let seps = len - digits - letters;
+    digits > 0 && letters > 0 && seps * 8 <= len && entropy(value) >= 3.3
+}
+
+/// `true` when some word of `key` (a query key or a path segment) puts a long random
+/// value after it in credential context (`invite`, `magic-login`, `t`, `ticket`).
+/// Pagination cursors, search and anti-CSRF keys (`pageToken`, `csrf_token`) are not.
+pub fn is_value_context(key: &str) -> bool {
+    const NOT_CONTEXT: &[&str] = &[
+        "page",
+        "next",
+        "prev",
+        "previous",
+        "continuation",
+        "cursor",
+        "sync",
+        "pagination",
+        "sort",
+        "search",
+        "cache",
+        "public",
+        "idempotency",
+        "csrf",
+        "xsrf",
+    ];
+    let words = key_words(key);
+    !words.iter().any(|w| NOT_CONTEXT.contains(&w.as_str()))
+        && words
+            .iter()
+            .any(|w| VALUE_CONTEXT_WORDS.contains(&w.as_str()))
+}
+
 fn inspect_at(part: &str, depth: u8) -> Carried {
     let mut out = Carried::default();
     for (key, value) in url::form_urlencoded::parse(part.as_bytes()) {
@@ -241,6 +363,12 @@ fn inspect_at(part: &str, depth: u8) -> Carried {
             out.credential_keys.push(key.into_owned());
         } else if looks_like_jwt(&value) || (value.is_empty() && looks_like_jwt(&key)) {
             out.jwt_keys.push(key.into_owned());
+        } else if value.is_empty() && (KNOWN_TOKEN.is_match(&key) || looks_random(&key, 32)) {
+            out.credential_keys.push("(a bare token)".to_owned());
+        } else if KNOWN_TOKEN.is_match(&value)
+            || (is_value_context(&key) && looks_random(&value, 16))
+        {
+            out.credential_keys.push(key.into_owned());
         }
     }
     out
@@ -319,6 +447,39 @@ mod tests {
             "ticket",
         ] {
             assert!(!is_credential_key(k), "{k}");
+        }
+    }
+
+    #[test]
+    fn token_formats_and_context_values() {
+        for part in [
+            "state=ghp_1234567890abcdefghijklmnopqrstuvwxyz",
+            "ghp_1234567890abcdefghijklmnopqrstuvwxyz",
+            "x=github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
+            "x=xoxb-1234567890-abcdefghijklmn",
+            "x=sk-proj-abcdefghijklmnopqrstuvwx",
+            "x=AKIAIOSFODNN7EXAMPLE",
+            "ticket=ST-1234-abcdefghijklmnop",
+            "t=Z2hwXzEyMzQ1Njc4OTBhYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5eg",
+            "access=8f14e45fceea167a5a36dedd4bea2543",
+            "invite=8f14e45fceea167a5a36dedd4bea2543",
+            "magic=Vt8kQ2zL9xRw4mYp7cBn3sJd",
+            "login=Vt8kQ2zL9xRw4mYp7cBn3sJd",
+            "otp=Vt8kQ2zL9xRw4mYp7cBn3sJd",
+        ] {
+            assert!(!inspect_pairs(part).credential_keys.is_empty(), "{part}");
+        }
+        for part in [
+            "page=2&per_page=50",
+            "q=how+to+reset+a+password",
+            "ticket=48213",
+            "pageToken=CAoQAQ8f14e45fceea167a5a36dedd4bea",
+            "id=6f1c2e3a-8b9d-4c7e-a1f0-2d3b4c5e6f70",
+            "access_type=offline&prompt=login",
+            "t=42s",
+            "invite=rust-lang",
+        ] {
+            assert!(inspect_pairs(part).credential_keys.is_empty(), "{part}");
         }
     }
 
