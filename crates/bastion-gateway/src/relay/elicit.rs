@@ -453,11 +453,14 @@ impl Relay {
     /// `Ok(result as the host gets it)` (URL entries rewritten, forms remembered under
     /// the result's `requestState` to validate the retry's `inputResponses`), or
     /// `Err(findings)` when an entry is refused and the whole result becomes an error.
-    /// Per-request capabilities are not known here: both modes count as declared; the
-    /// form rules and the URL gate apply in full.
+    /// The modes are the ones the original request declared in
+    /// `_meta["io.modelcontextprotocol/clientCapabilities"].elicitation` (2026-07-28:
+    /// capabilities are per request), narrowed by policy; a request without that `_meta`
+    /// (a legacy-era host) counts with the modes it declared in `initialize`.
     pub(super) fn review_input_required(
         &self,
         result: &Value,
+        request_params: Option<&Value>,
     ) -> Result<Value, Vec<bastion_core::finding::Finding>> {
         // Bastion's own approval form uses this key: a server must not imitate it.
         if let Some(key) = result
@@ -472,7 +475,20 @@ impl Relay {
                 "input request keys starting with \"mcp-bastion\" are reserved for mcp-bastion's own questions",
             )]);
         }
-        let policy = self.elicit.policy.clone();
+        let caps = request_params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get("io.modelcontextprotocol/clientCapabilities"));
+        let mut policy = self.elicit.policy.clone();
+        policy.modes = match caps {
+            Some(c) => {
+                let declared = DeclaredModes::from_capability(c.get("elicitation"));
+                DeclaredModes {
+                    form: declared.form && self.elicit.form_mode,
+                    url: declared.url && self.elicit.url_mode,
+                }
+            }
+            None => self.elicit_policy().modes,
+        };
         let review =
             bastion_core::elicit::stateless::review_input_requests(result, &policy, &self.name);
         if review.verdict == Verdict::Block {
@@ -481,12 +497,25 @@ impl Relay {
         if let Some(state) = result.get("requestState").and_then(Value::as_str)
             && !review.forms.is_empty()
         {
+            let t = now();
             let mut st = self.state();
+            st.stateless_forms.retain(|_, (expires, _)| *expires > t);
             if st.stateless_forms.len() >= MAX_FLOWS {
-                st.stateless_forms.clear();
+                // Full of live entries: the oldest answer goes unvalidated rather than
+                // memory growing; refuse new forms instead would block the server.
+                let oldest = st
+                    .stateless_forms
+                    .iter()
+                    .min_by_key(|(_, (e, _))| *e)
+                    .map(|(k, _)| k.clone());
+                if let Some(k) = oldest {
+                    st.stateless_forms.remove(&k);
+                }
             }
-            st.stateless_forms
-                .insert(state.to_owned(), review.forms.clone());
+            st.stateless_forms.insert(
+                state.to_owned(),
+                (t.saturating_add(FLOW_TTL_MS), review.forms.clone()),
+            );
         }
         Ok(review.rewritten)
     }
@@ -498,7 +527,7 @@ impl Relay {
         let Some(state) = params.get("requestState").and_then(Value::as_str) else {
             return Ok(());
         };
-        let Some(forms) = self.state().stateless_forms.get(state).cloned() else {
+        let Some((_, forms)) = self.state().stateless_forms.get(state).cloned() else {
             return Ok(());
         };
         let responses = params.get("inputResponses");

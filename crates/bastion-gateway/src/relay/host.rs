@@ -341,7 +341,12 @@ impl Relay {
                 .id(&raw_id)
         };
         let mut extra = extra;
-        if method == "tools/call" {
+        // Requests whose answer may be a -32042 error or a 2026-07-28 `input_required`
+        // result keep their frame: its digest and its per-request capabilities are needed then.
+        if matches!(
+            method.as_str(),
+            "tools/call" | "prompts/get" | "resources/read"
+        ) {
             extra.frame = Some(Arc::from(frame.as_slice()));
         }
         {

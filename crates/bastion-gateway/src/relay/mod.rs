@@ -84,7 +84,8 @@ struct State {
     asked: HashMap<String, elicit::Asked>,
     /// Forms of servers' stateless-era `input_required` results, by `requestState`: the
     /// retry's `inputResponses` are validated against them.
-    stateless_forms: HashMap<String, Vec<(String, bastion_core::elicit::FormSchema)>>,
+    /// Entries expire with the URL flow TTL (unix ms).
+    stateless_forms: HashMap<String, (u64, Vec<(String, bastion_core::elicit::FormSchema)>)>,
     /// -32042 requirements by the digest of their original request.
     requirements: HashMap<String, bastion_core::elicit::required::Requirement>,
     /// URL elicitation flows of this session, by `elicitationId`.

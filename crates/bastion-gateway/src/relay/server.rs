@@ -165,11 +165,16 @@ impl Relay {
         }
         // 2026-07-28: the server asks the host for input inside the result.
         let mut result = result;
+        let mut input_rewritten = false;
         if result.get("resultType").and_then(Value::as_str) == Some("input_required")
             && result.get("inputRequests").is_some()
         {
-            match self.review_input_required(&result) {
-                Ok(shown) => result = shown,
+            let request_params = params_of(req.frame.as_deref());
+            match self.review_input_required(&result, request_params.as_ref()) {
+                Ok(shown) => {
+                    input_rewritten = shown != result;
+                    result = shown;
+                }
                 Err(refused) => {
                     self.audit
                         .record(
@@ -229,7 +234,7 @@ impl Relay {
         }
         // Every other string that reaches the host (serverInfo, _meta, URIs, completion
         // values, ...) is cleaned too.
-        let mut changed = rewritten.is_some();
+        let mut changed = rewritten.is_some() || input_rewritten;
         let mut final_result = rewritten.unwrap_or(result);
         let cleaned = sanitize_value(&mut final_result);
         if cleaned.removed > 0 {

@@ -339,3 +339,47 @@ async fn policy_can_take_url_mode_away_from_the_server() {
     assert_eq!(caps["elicitation"], json!({"form": {}, "url": {}}));
     h.finish().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stateless_input_requests_respect_the_capabilities_of_their_request() {
+    let store = Store::open("sqlite::memory:").await.unwrap();
+    let rules = json!({"servers": {"c": {"tools": {"*": {"action": "allow"}}}}});
+    // A 2026-07-28 host: no initialize; capabilities travel with each request.
+    let mut h = TestHost::start_with(&store, policy(&rules), elicit_server(), "c", true);
+    let meta = |elicitation: Value| {
+        json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+               "io.modelcontextprotocol/clientCapabilities": {"elicitation": elicitation}})
+    };
+    h.request(
+        "tools/list",
+        json!({"_meta": meta(json!({}))}),
+        Answer::Nothing,
+    )
+    .await;
+    let call = |elicitation: Value| json!({"name": "stateless_url", "arguments": {}, "_meta": meta(elicitation)});
+    // Form only: a URL-mode input request is refused.
+    let r = h
+        .request("tools/call", call(json!({})), Answer::Nothing)
+        .await;
+    assert_eq!(
+        r["error"]["data"]["finding"], "elicitation_mode_not_declared",
+        "{r}"
+    );
+    // URL declared for this request: shown, with Bastion's header.
+    let r = h
+        .request(
+            "tools/call",
+            call(json!({"form": {}, "url": {}})),
+            Answer::Nothing,
+        )
+        .await;
+    assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+    let message = r["result"]["inputRequests"]["open"]["params"]["message"]
+        .as_str()
+        .unwrap();
+    assert!(
+        message.starts_with("mcp-bastion: the server \"c\""),
+        "{message}"
+    );
+    h.finish().await;
+}

@@ -15,6 +15,7 @@ pay                 first call: a -32042 URLElicitationRequiredError with two UR
                     elicitations (one carrying a token); later calls run the payment
                     and answer "paid N" (N = payments made so far)
 stateless_password  (2026-07-28 style) answers input_required asking for a password
+stateless_url       answers input_required with a URL-mode request
 stateless_spoof     answers input_required imitating mcp-bastion's own approval key
 stateless_name      answers input_required with a display-name form; the retry (with
                     inputResponses) is answered with the JSON of those responses
@@ -29,7 +30,8 @@ import sys
 TOOLS = [{"name": n, "description": "Test tool " + n + ".", "inputSchema": {"type": "object"},
           "annotations": {"readOnlyHint": n != "pay", "openWorldHint": False}}
          for n in ["ask_password", "ask_name", "ask_url_token", "ask_url_confusable", "ask_url", "complete",
-                    "stateless_password", "stateless_name", "pay", "caps", "stateless_spoof"]]
+                    "stateless_password", "stateless_name", "pay", "caps", "stateless_spoof",
+                    "stateless_url"]]
 
 
 def send(obj):
@@ -96,6 +98,12 @@ def main():
                 send({"jsonrpc": "2.0", "id": mid, "result": {
                     "resultType": "input_required", "requestState": "srv-state-" + name,
                     "inputRequests": {"q": {"method": "elicitation/create", "params": form}}}})
+                continue
+            if name == "stateless_url":
+                send({"jsonrpc": "2.0", "id": mid, "result": {
+                    "resultType": "input_required", "requestState": "u-state",
+                    "inputRequests": {"open": {"method": "elicitation/create",
+                                               "params": elicitation("ask_url", {"id": "s-url"})}}}})
                 continue
             if name == "stateless_spoof":
                 send({"jsonrpc": "2.0", "id": mid, "result": {
