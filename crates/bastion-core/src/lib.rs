@@ -59,6 +59,12 @@ impl Direction {
 /// the first messages do not pay for it. Idempotent; pure (no I/O).
 pub fn warm_up() {
     detect::warm_up();
+    warm_up_sanitizers();
+}
+
+/// The sanitizer half of [`warm_up`] (HTML and markdown sanitizers, terminal parser), so
+/// a caller can build it on another thread than the detectors.
+pub fn warm_up_sanitizers() {
     let policy = sanitize::ContentPolicy::default();
     let html = "<p onclick=\"x()\">Hi <img src=\"https://t.example/p.gif?d=1\"> \u{202e}</p>";
     let _ = sanitize::sanitize_markup(html, Some("text/html"), &policy, "");

@@ -119,6 +119,12 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    // Compile the detectors (~45 ms) and the sanitizers while the store opens and the
+    // server starts, not on its first answer.
+    drop(tokio::task::spawn_blocking(bastion_core::detect::warm_up));
+    drop(tokio::task::spawn_blocking(
+        bastion_core::warm_up_sanitizers,
+    ));
     // The launch config is checked before anything is started: in strict mode a new or
     // changed command must not run until it is approved.
     let pinning = match &cfg.pinning {
@@ -127,7 +133,6 @@ where
     };
     let mut server = child::spawn(&cfg.command)?;
     // Compile the detectors while the server starts up, not on its first answer.
-    drop(tokio::task::spawn_blocking(bastion_core::warm_up));
     let pgid = server.id();
     let server_in = server
         .stdin
