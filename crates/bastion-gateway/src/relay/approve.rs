@@ -91,6 +91,20 @@ impl Relay {
     pub(super) async fn confirm_call(self: &Arc<Self>, setup: &ConfirmSetup, mut held: HeldCall) {
         // A stateless-era retry carrying Bastion's own requestState and the user's answer.
         let retry = self.take_retry(&mut held);
+        // A later round of a call the user approved: the server answered it with its own
+        // `input_required` and the host now retries with the server's `requestState` and
+        // its `inputResponses`. Same tool, same arguments: no second question.
+        if retry.is_none() && self.approved_round(&held.params) {
+            self.release(&held.id);
+            let ev = Ev::new("gateway", "request", Verdict::Allow, held.frame.len())
+                .method("tools/call")
+                .target(audit_target("tools/call", held.shown.as_deref()).as_deref())
+                .id(&held.raw_id)
+                .reason("confirmation_earlier_round");
+            self.audit.record(ev.0).await;
+            self.forward_held(held).await;
+            return;
+        }
         let call = match ToolCall::from_params(&held.params) {
             Ok(c) => c,
             Err(e) => {
@@ -160,18 +174,7 @@ impl Relay {
             // itself is audited with its answer). Keeps allowed calls at relay speed.
             self.remember_call(&call);
             self.release(&held.id);
-            self.forward_request(
-                held.frame,
-                held.id,
-                held.raw_id,
-                "tools/call".into(),
-                held.shown,
-                crate::pending::RequestExtra {
-                    requirement: held.requirement,
-                    ..crate::pending::RequestExtra::default()
-                },
-            )
-            .await;
+            self.forward_held(held).await;
             return;
         }
         let request = match ConfirmationRequest::new(
@@ -353,6 +356,18 @@ impl Relay {
             self.store_grant(setup, request, &call.name, outcome.channel)
                 .await;
         }
+        if outcome.approved && outcome.channel != "policy" {
+            // The server may answer with its own `input_required`; the host's next round
+            // of this same call is covered by this approval (see `approved_round`).
+            let ttl = setup.policy.confirmation().timeout_ms;
+            let mut st = self.state();
+            let t = crate::now_ms().unsigned_abs();
+            st.approved_rounds.retain(|_, exp| *exp > t);
+            if st.approved_rounds.len() < 1024 {
+                st.approved_rounds
+                    .insert(request.digest.clone(), t.saturating_add(ttl));
+            }
+        }
         self.record_decision(setup, &held, call, decision, request, &outcome, latency_ms)
             .await;
         if self.state().cancelled.contains(&held.id) {
@@ -361,18 +376,7 @@ impl Relay {
         if outcome.approved {
             self.remember_call(call);
             self.release(&held.id);
-            self.forward_request(
-                held.frame,
-                held.id,
-                held.raw_id,
-                "tools/call".into(),
-                held.shown,
-                crate::pending::RequestExtra {
-                    requirement: held.requirement,
-                    ..crate::pending::RequestExtra::default()
-                },
-            )
-            .await;
+            self.forward_held(held).await;
             return;
         }
         if self.release(&held.id) {
@@ -435,6 +439,39 @@ impl Relay {
         .await;
     }
 
+    /// Whether `params` (carrying a server's `requestState` or `inputResponses`) are a
+    /// later round of a call approved within `[confirmation] timeout_ms`: the digest of
+    /// the params without those two members matches an approval. The approval is used
+    /// for every round until it expires.
+    fn approved_round(&self, params: &Value) -> bool {
+        let Some(obj) = params.as_object() else {
+            return false;
+        };
+        if !obj.contains_key("requestState") && !obj.contains_key("inputResponses") {
+            return false;
+        }
+        let mut base = obj.clone();
+        base.remove("requestState");
+        base.remove("inputResponses");
+        let base = Value::Object(base);
+        let Some(name) = base.get("name").and_then(Value::as_str) else {
+            return false;
+        };
+        let tool = self.state().tools.get(name).cloned();
+        let binding = Binding {
+            server: identity_of(self),
+            tool_pin: tool.as_deref().and_then(|t| self.tool_pin(name, t)),
+        };
+        let Ok(digest) = bastion_core::confirm::call_digest(&binding, &base) else {
+            return false;
+        };
+        let t = crate::now_ms().unsigned_abs();
+        self.state()
+            .approved_rounds
+            .get(&digest)
+            .is_some_and(|exp| *exp > t)
+    }
+
     /// The pin hash of listed tool `name` (`descriptor`), computed once per listing.
     fn tool_pin(&self, name: &str, descriptor: &Value) -> Option<String> {
         if let Some(hash) = self.state().tool_pins.get(name) {
@@ -446,6 +483,22 @@ impl Relay {
             st.tool_pins.insert(name.to_owned(), hash.clone());
         }
         Some(hash)
+    }
+
+    /// Forwards a held call as it came (registered as pending at the server).
+    async fn forward_held(&self, held: HeldCall) {
+        self.forward_request(
+            held.frame,
+            held.id,
+            held.raw_id,
+            "tools/call".into(),
+            held.shown,
+            crate::pending::RequestExtra {
+                requirement: held.requirement,
+                ..crate::pending::RequestExtra::default()
+            },
+        )
+        .await;
     }
 
     /// Adds a forwarded call to the session history (bounded, oldest dropped).

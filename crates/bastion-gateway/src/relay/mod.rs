@@ -76,6 +76,9 @@ struct State {
     own_requests: HashMap<String, tokio::sync::oneshot::Sender<Value>>,
     /// Host `tools/call` ids held while a human is asked.
     held: HashSet<bastion_core::envelope::Id>,
+    /// Digests of calls a human approved, with their expiry (unix ms): later rounds of
+    /// the same call (a server's own `input_required`) are not asked again.
+    approved_rounds: HashMap<String, u64>,
     /// Held calls the host cancelled meanwhile: dropped when their approval ends.
     cancelled: HashSet<bastion_core::envelope::Id>,
     /// The elicitation modes the host declared in `initialize`; `None` before it.

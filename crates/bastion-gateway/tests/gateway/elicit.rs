@@ -383,3 +383,46 @@ async fn stateless_input_requests_respect_the_capabilities_of_their_request() {
     );
     h.finish().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approved_call_is_not_asked_again_for_the_servers_own_input_rounds() {
+    let store = Store::open("sqlite::memory:").await.unwrap();
+    // Default policy: every call of this untrusted server asks.
+    let mut h = TestHost::start_with(&store, policy(&json!({})), elicit_server(), "c", true);
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}});
+    h.request("tools/list", json!({"_meta": meta}), Answer::Nothing)
+        .await;
+    let call = json!({"name": "stateless_name", "arguments": {}, "_meta": meta});
+    // Round 1: Bastion asks.
+    let r = h.request("tools/call", call.clone(), Answer::Nothing).await;
+    let token = r["result"]["requestState"].as_str().unwrap().to_owned();
+    assert!(
+        r["result"]["inputRequests"]["mcp-bastion-approval"].is_object(),
+        "{r}"
+    );
+    let mut approved = call.clone();
+    approved["requestState"] = json!(token);
+    approved["inputResponses"] =
+        json!({"mcp-bastion-approval": {"action": "accept", "content": {"approve": true}}});
+    // Round 2: the server itself asks for a name.
+    let r = h.request("tools/call", approved, Answer::Nothing).await;
+    assert_eq!(
+        r["result"]["requestState"], "srv-state-stateless_name",
+        "{r}"
+    );
+    assert!(r["result"]["inputRequests"]["q"].is_object(), "{r}");
+    // Round 3: the host answers the server; the user is not asked again.
+    let mut answered = call.clone();
+    answered["requestState"] = json!("srv-state-stateless_name");
+    answered["inputResponses"] = json!({"q": {"action": "accept", "content": {"name": "Ada"}}});
+    let r = h.request("tools/call", answered, Answer::Nothing).await;
+    assert_eq!(server_got(&r)["q"]["content"]["name"], "Ada", "{r}");
+    // Another call (other arguments) is asked again.
+    let other = json!({"name": "stateless_name", "arguments": {"x": 1}, "_meta": meta,
+        "requestState": "srv-state-stateless_name",
+        "inputResponses": {"q": {"action": "accept", "content": {"name": "Eve"}}}});
+    let r = h.request("tools/call", other, Answer::Nothing).await;
+    assert!(r.get("error").is_some(), "{r}");
+    h.finish().await;
+}
