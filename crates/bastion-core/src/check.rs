@@ -98,7 +98,20 @@ pub fn run(kind: CheckKind, input: &Value, limits: &Limits) -> Result<Report, Ch
         {
             check_result_with_schema(input, limits)
         }
-        CheckKind::Result => Ok(check_result(input, limits)),
+        CheckKind::Result => {
+            // The structural check the gateway applies to a server's answer (MCP schema
+            // via rmcp views): an input that is no result of these methods is bad input.
+            let method = result_method(input);
+            methods::check_result(method, input).map_err(|e| {
+                bad(
+                    "result",
+                    format!(
+                        "not a {method} result ({e}); give `content`, `contents` or `messages`"
+                    ),
+                )
+            })?;
+            Ok(check_result(input, limits))
+        }
         CheckKind::Drift => {
             crate::pins::check_drift(input).map_err(|e| bad("drift", e.to_string()))
         }
@@ -129,14 +142,20 @@ fn check_descriptor(input: &Value) -> Result<Report, CheckError> {
     Ok(Report::from_findings(findings, false, None))
 }
 
-fn check_result(input: &Value, limits: &Limits) -> Report {
-    let method = if input.get("contents").is_some() {
+/// The method whose result `input` is: `resources/read` (`contents`), `prompts/get`
+/// (`messages`), else `tools/call`.
+fn result_method(input: &Value) -> &'static str {
+    if input.get("contents").is_some() {
         "resources/read"
     } else if input.get("messages").is_some() {
         "prompts/get"
     } else {
         "tools/call"
-    };
+    }
+}
+
+fn check_result(input: &Value, limits: &Limits) -> Report {
+    let method = result_method(input);
     let opts = ResultOptions::new(limits, crate::sanitize::ContentPolicy::default());
     let outcome = inspect_result(method, input, &opts);
     let output = outcome.rewritten.unwrap_or_else(|| input.clone());
@@ -422,5 +441,32 @@ pub const fn exit_code(verdict: Verdict) -> i32 {
     match verdict {
         Verdict::Allow | Verdict::Sanitize => 0,
         Verdict::Flag | Verdict::Block => 1,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inputs_that_are_no_result_are_bad_input() {
+        let limits = Limits::default();
+        for input in [
+            json!({"foo": 1}),
+            json!({"content": "text"}),
+            json!({"contents": 5}),
+            json!("hello"),
+        ] {
+            let e = run(CheckKind::Result, &input, &limits).unwrap_err();
+            assert!(
+                matches!(e, CheckError::BadInput { kind: "result", .. }),
+                "{input}: {e}"
+            );
+        }
+        let ok = json!({"content": [{"type": "text", "text": "hi"}]});
+        assert_eq!(
+            run(CheckKind::Result, &ok, &limits).unwrap().verdict,
+            Verdict::Allow
+        );
     }
 }
