@@ -84,7 +84,7 @@ pub(crate) async fn run(store: &Store, cmd: ApprovalsCommand, json_out: bool) ->
             } else {
                 writeln!(
                     out,
-                    "{:>5}  {:<20} {:<32} {:<13} {:<8} state",
+                    "{:>5}  {:<20} {:<32} {:<13} {:<12} state",
                     "id", "server", "tool", "pin", "source"
                 )?;
                 for g in &grants {
@@ -95,7 +95,7 @@ pub(crate) async fn run(store: &Store, cmd: ApprovalsCommand, json_out: bool) ->
                     };
                     writeln!(
                         out,
-                        "{:>5}  {:<20} {:<32} {:<13} {:<8} {state}",
+                        "{:>5}  {:<20} {:<32} {:<13} {:<12} {state}",
                         g.id,
                         escape_for_display(&g.server_name),
                         escape_for_display(&g.tool),
@@ -181,6 +181,24 @@ pub(crate) async fn run(store: &Store, cmd: ApprovalsCommand, json_out: bool) ->
         }
         ApprovalsCommand::Decisions { server, limit } => {
             let decisions = store.decisions(server.as_deref(), limit).await?;
+            if !json_out {
+                if decisions.is_empty() {
+                    writeln!(out, "no confirmation decisions recorded")?;
+                } else {
+                    writeln!(
+                        out,
+                        "{:<24} {:<16} {:<28} {:<5} {:<8} {:<14} {:<10} {:>10}  DIGEST",
+                        "TIME",
+                        "SERVER",
+                        "TOOL",
+                        "ASKED",
+                        "OUTCOME",
+                        "CHANNEL",
+                        "ANSWER",
+                        "LATENCY"
+                    )?;
+                }
+            }
             for d in &decisions {
                 if json_out {
                     writeln!(out, "{}", serde_json::to_string(d)?)?;
