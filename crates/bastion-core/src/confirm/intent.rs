@@ -8,7 +8,8 @@
 //! state in ways the descriptor detector does not need (`create`, `update`, `post`, ...).
 
 use crate::detect::annotations::{
-    DESTRUCTIVE, MODIFYING, NEGATIONS, READING, description_verb, is_form_of, name_verb, split_name,
+    DESTRUCTIVE, MODIFYING, READING, clause_words, description_verb, is_form_of, name_verb,
+    split_name,
 };
 use crate::finding::{Code, Finding, Severity, pointer_push};
 use serde_json::Value;
@@ -153,25 +154,10 @@ fn change_of(word: &str) -> Option<Effect> {
 /// stretch ("does not delete"; `but` ends it). A change word right after a noun or a
 /// reading verb is an object ("lists workflow runs") and does not count.
 fn text_change(text: &str) -> Option<(Effect, String)> {
-    for clause in text.split(['.', ';', ':', '!', '?', '\n']) {
-        let spaced = clause.replace(',', " , ");
-        let words: Vec<String> = spaced
-            .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == ','))
-            .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
-            .collect();
-        let mut negated = false;
+    for (words, live) in clause_words(text, true) {
         for (i, w) in words.iter().enumerate() {
-            if NEGATIONS.contains(&w.as_str()) || w.ends_with("n't") {
-                negated = true;
-                continue;
-            }
-            if w == "but" {
-                negated = false;
-                continue;
-            }
             let verb_position = i == 0 || CONNECTORS.contains(&words[i - 1].as_str());
-            if negated || !verb_position {
+            if !live[i] || !verb_position {
                 continue;
             }
             if let Some(effect) = change_of(w) {

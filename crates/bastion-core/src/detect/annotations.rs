@@ -183,23 +183,9 @@ pub(crate) const NEGATIONS: &[&str] =
 /// and gerund forms always count; the base form only opens a clause or follows a word of
 /// [`VERB_CONTEXT`] ("an empty list" and "transfer history" are not verbs).
 pub(crate) fn description_verb(description: &str, stems: &[&str]) -> Option<String> {
-    for clause in description.split(['.', ';', ':', '!', '?', '\n']) {
-        let words: Vec<String> = clause
-            .split(|c: char| !(c.is_alphanumeric() || c == '\''))
-            .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
-            .collect();
-        let mut negated = false;
+    for (words, live) in clause_words(description, false) {
         for (i, w) in words.iter().enumerate() {
-            if NEGATIONS.contains(&w.as_str()) || w.ends_with("n't") {
-                negated = true;
-                continue;
-            }
-            if w == "but" {
-                negated = false;
-                continue;
-            }
-            if negated {
+            if !live[i] {
                 continue;
             }
             let base_ok = i == 0 || VERB_CONTEXT.contains(&words[i - 1].as_str());
@@ -212,6 +198,47 @@ pub(crate) fn description_verb(description: &str, stems: &[&str]) -> Option<Stri
         }
     }
     None
+}
+
+/// The clauses of `text` (split at `. ; : ! ?` and line breaks) as lowercase words, each
+/// with a flag saying whether it is live: not a negation word, not `but`, and not inside
+/// a stretch a negation opened ("does not delete"; `but` ends the stretch). With
+/// `keep_commas`, commas are words of their own (callers that read them as boundaries).
+pub(crate) fn clause_words(
+    text: &str,
+    keep_commas: bool,
+) -> impl Iterator<Item = (Vec<String>, Vec<bool>)> + '_ {
+    text.split(['.', ';', ':', '!', '?', '\n'])
+        .map(move |clause| {
+            let spaced;
+            let clause = if keep_commas {
+                spaced = clause.replace(',', " , ");
+                spaced.as_str()
+            } else {
+                clause
+            };
+            let words: Vec<String> = clause
+                .split(|c: char| !(c.is_alphanumeric() || c == '\'' || (keep_commas && c == ',')))
+                .filter(|w| !w.is_empty())
+                .map(str::to_lowercase)
+                .collect();
+            let mut negated = false;
+            let live = words
+                .iter()
+                .map(|w| {
+                    if NEGATIONS.contains(&w.as_str()) || w.ends_with("n't") {
+                        negated = true;
+                        false
+                    } else if w == "but" {
+                        negated = false;
+                        false
+                    } else {
+                        !negated
+                    }
+                })
+                .collect();
+            (words, live)
+        })
 }
 
 /// The first name word that is one of `stems`: the leading word in any form
