@@ -13,14 +13,13 @@ use super::{Ev, Relay, audit_target};
 use crate::confirm::{ConfirmSetup, TtyError, ask_on_tty};
 use bastion_core::confirm::{
     Action, Answer, Binding, Channel, ConfirmationRequest, Decision, DenyReason, DigestCheck,
-    Fallback, HistoryEntry, Remember, ToolCall, apply_grant, decide, redact_arguments,
+    Fallback, HistoryEntry, Remember, ToolCall, apply_grant, decide,
 };
 use bastion_core::envelope::{Id, codes};
 use bastion_core::era::Era;
 use bastion_core::finding::Verdict;
 use bastion_core::json;
-use bastion_core::pins::{ServerIdentity, canonical_json};
-use bastion_store::ApprovalDecision;
+use bastion_core::pins::ServerIdentity;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -43,11 +42,11 @@ pub(super) struct HeldCall {
 }
 
 /// How the answer came about, for the decision record.
-struct Outcome {
-    approved: bool,
-    channel: &'static str,
-    answer: String,
-    remember: Remember,
+pub(super) struct Outcome {
+    pub(super) approved: bool,
+    pub(super) channel: &'static str,
+    pub(super) answer: String,
+    pub(super) remember: Remember,
 }
 
 impl Outcome {
@@ -70,7 +69,7 @@ pub(super) fn host_allows_form_elicitation(params: Option<&Value>) -> bool {
     }
 }
 
-fn identity_of(relay: &Relay) -> ServerIdentity {
+pub(super) fn identity_of(relay: &Relay) -> ServerIdentity {
     let launch_hash = relay
         .pinning
         .as_ref()
@@ -82,7 +81,7 @@ fn identity_of(relay: &Relay) -> ServerIdentity {
     }
 }
 
-fn identity_text(identity: &ServerIdentity) -> String {
+pub(super) fn identity_text(identity: &ServerIdentity) -> String {
     format!("{}:{}", identity.name, identity.launch_hash)
 }
 
@@ -428,7 +427,7 @@ impl Relay {
         .await;
     }
 
-    async fn refuse_held(&self, held: &HeldCall, message: &str, reason: &str) {
+    pub(super) async fn refuse_held(&self, held: &HeldCall, message: &str, reason: &str) {
         self.answer_host(
             Some(&held.raw_id),
             codes::POLICY_REFUSED,
@@ -439,41 +438,8 @@ impl Relay {
         .await;
     }
 
-    /// Whether `params` (carrying a server's `requestState` or `inputResponses`) are a
-    /// later round of a call approved within `[confirmation] timeout_ms`: the digest of
-    /// the params without those two members matches an approval. The approval is used
-    /// for every round until it expires.
-    fn approved_round(&self, params: &Value) -> bool {
-        let Some(obj) = params.as_object() else {
-            return false;
-        };
-        if !obj.contains_key("requestState") && !obj.contains_key("inputResponses") {
-            return false;
-        }
-        let mut base = obj.clone();
-        base.remove("requestState");
-        base.remove("inputResponses");
-        let base = Value::Object(base);
-        let Some(name) = base.get("name").and_then(Value::as_str) else {
-            return false;
-        };
-        let tool = self.state().tools.get(name).cloned();
-        let binding = Binding {
-            server: identity_of(self),
-            tool_pin: tool.as_deref().and_then(|t| self.tool_pin(name, t)),
-        };
-        let Ok(digest) = bastion_core::confirm::call_digest(&binding, &base) else {
-            return false;
-        };
-        let t = crate::now_ms().unsigned_abs();
-        self.state()
-            .approved_rounds
-            .get(&digest)
-            .is_some_and(|exp| *exp > t)
-    }
-
     /// The pin hash of listed tool `name` (`descriptor`), computed once per listing.
-    fn tool_pin(&self, name: &str, descriptor: &Value) -> Option<String> {
+    pub(super) fn tool_pin(&self, name: &str, descriptor: &Value) -> Option<String> {
         if let Some(hash) = self.state().tool_pins.get(name) {
             return Some(hash.clone());
         }
@@ -486,7 +452,7 @@ impl Relay {
     }
 
     /// Forwards a held call as it came (registered as pending at the server).
-    async fn forward_held(&self, held: HeldCall) {
+    pub(super) async fn forward_held(&self, held: HeldCall) {
         self.forward_request(
             held.frame,
             held.id,
@@ -502,7 +468,7 @@ impl Relay {
     }
 
     /// Adds a forwarded call to the session history (bounded, oldest dropped).
-    fn remember_call(&self, call: &ToolCall) {
+    pub(super) fn remember_call(&self, call: &ToolCall) {
         let mut st = self.state();
         let history = Arc::make_mut(&mut st.history);
         if history.len() >= HISTORY {
@@ -517,269 +483,14 @@ impl Relay {
 
     /// Ends the hold of `id`; `true` when the host cancelled it meanwhile (then nothing
     /// may be sent for it, to the server or the host).
-    fn release(&self, id: &Id) -> bool {
+    pub(super) fn release(&self, id: &Id) -> bool {
         let mut st = self.state();
         st.held.remove(id);
         st.cancelled.remove(id)
     }
-
-    async fn store_grant(
-        &self,
-        setup: &ConfirmSetup,
-        request: &ConfirmationRequest,
-        tool: &str,
-        channel: &str,
-    ) {
-        let (Some(store), Some(pin)) = (&setup.store, &request.binding.tool_pin) else {
-            return;
-        };
-        let grant = bastion_store::Grant {
-            id: 0,
-            server_identity: identity_text(&request.binding.server),
-            server_name: self.name.clone(),
-            tool: tool.to_owned(),
-            pin_hash: pin.clone(),
-            source: channel.to_owned(),
-            created_ms: crate::now_ms(),
-            revoked_ms: None,
-        };
-        if let Err(e) = store.put_grant(&grant).await {
-            eprintln!(
-                "mcp-bastion[{}]: cannot store the grant for tool {tool:?} ({e}); it applies to this call only",
-                self.name
-            );
-        }
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    async fn record_decision(
-        &self,
-        setup: &ConfirmSetup,
-        held: &HeldCall,
-        call: &ToolCall,
-        decision: &Decision,
-        request: &ConfirmationRequest,
-        outcome: &Outcome,
-        latency_ms: i64,
-    ) {
-        let reasons: Vec<String> = decision
-            .reasons
-            .iter()
-            .map(|f| f.code.as_str().to_owned())
-            .collect();
-        let verdict = if outcome.approved {
-            Verdict::Allow
-        } else {
-            Verdict::Block
-        };
-        let mut ev = Ev::new("gateway", "request", verdict, held.frame.len())
-            .method("tools/call")
-            .target(audit_target("tools/call", held.shown.as_deref()).as_deref())
-            .id(&held.raw_id)
-            .reason(&format!("confirmation_{}", outcome.answer));
-        for f in &decision.reasons {
-            ev = ev.code(f.code);
-        }
-        let mut event = ev.0;
-        event.digest = Some(request.digest.clone());
-        self.audit.record(event).await;
-        let Some(store) = &setup.store else { return };
-        let arguments = if setup.log_arguments {
-            call.arguments
-                .as_ref()
-                .and_then(|a| canonical_json(&redact_arguments(&Value::Object(a.clone()))).ok())
-        } else {
-            None
-        };
-        let record = ApprovalDecision {
-            time_ms: crate::now_ms(),
-            server_name: self.name.clone(),
-            server_identity: Some(identity_text(&request.binding.server)),
-            tool: call.name.clone(),
-            request_id: Some(held.raw_id.to_string()),
-            digest: request.digest.clone(),
-            action: decision.action.as_str().into(),
-            tier: Some(decision.tier.as_str().into()),
-            reasons,
-            channel: Some(outcome.channel.into()),
-            outcome: if outcome.approved {
-                "approved"
-            } else {
-                "denied"
-            }
-            .into(),
-            answer: Some(outcome.answer.clone()),
-            latency_ms,
-            arguments,
-            ..ApprovalDecision::default()
-        };
-        if let Err(e) = store.record_decision(&record).await {
-            eprintln!(
-                "mcp-bastion[{}]: cannot record the confirmation decision ({e})",
-                self.name
-            );
-        }
-    }
 }
 
-/// The key of Bastion's approval form inside `inputRequests`/`inputResponses`.
-const INPUT_KEY: &str = "mcp-bastion-approval";
-/// Stateless approvals awaiting their retry, at most.
-const MAX_STATELESS_PENDING: usize = 1024;
-
-/// Whether a stateless-era request's `_meta` declares form elicitation for this request
-/// (MCP 2026-07-28: capabilities are per request, `io.modelcontextprotocol/clientCapabilities`).
-fn request_allows_form_elicitation(params: &Value) -> bool {
-    match params.pointer("/_meta/io.modelcontextprotocol~1clientCapabilities/elicitation") {
-        Some(Value::Object(modes)) => modes.is_empty() || modes.contains_key("form"),
-        _ => false,
-    }
-}
-
-impl Relay {
-    /// Whether this call can be confirmed by answering the host with an
-    /// `input_required` result: stateless era, form elicitation declared in this
-    /// request, the channel enabled, and no server `requestState` already in the params
-    /// (a server's own multi-round flow is not mixed with Bastion's).
-    fn stateless_form(&self, params: &Value, setup: &ConfirmSetup) -> bool {
-        setup
-            .policy
-            .confirmation()
-            .channels
-            .contains(&Channel::Elicitation)
-            && self.state().era == Some(Era::Stateless)
-            && request_allows_form_elicitation(params)
-            && params.get("requestState").is_none()
-            && params.get("inputResponses").is_none()
-    }
-
-    /// Answers the host with an `input_required` result carrying Bastion's approval
-    /// form and a sealed `requestState` bound to the call digest (issue 5 §3); the retry
-    /// is matched in [`Relay::take_retry`].
-    async fn ask_stateless(
-        &self,
-        setup: &ConfirmSetup,
-        held: HeldCall,
-        request: &ConfirmationRequest,
-    ) {
-        let n = self.own_seq.fetch_add(1, Ordering::Relaxed);
-        let pending = format!("{OWN_ID_PREFIX}{:x}-{n}", self.own_nonce);
-        let expires = crate::now_ms().unsigned_abs() + setup.policy.confirmation().timeout_ms;
-        let token = bastion_core::confirm::seal(
-            &self.state_key,
-            &bastion_core::confirm::Claims {
-                pending: pending.clone(),
-                digest: request.digest.clone(),
-                expires_at_ms: expires,
-            },
-        );
-        let full = {
-            let mut st = self.state();
-            st.stateless_pending
-                .retain(|_, exp| *exp > crate::now_ms().unsigned_abs());
-            let full = st.stateless_pending.len() >= MAX_STATELESS_PENDING;
-            if !full {
-                st.stateless_pending.insert(pending, expires);
-            }
-            full
-        };
-        if full {
-            self.release(&held.id);
-            self.refuse_held(
-                &held,
-                "mcp-bastion refused the call: too many confirmations are waiting for an answer",
-                "approval_unavailable",
-            )
-            .await;
-            return;
-        }
-        self.release(&held.id);
-        let result = json!({
-            "resultType": "input_required",
-            "inputRequests": {INPUT_KEY: {"method": "elicitation/create", "params": request.elicitation_params()}},
-            "requestState": token,
-        });
-        let frame = json!({"jsonrpc": "2.0", "id": held.raw_id, "result": result});
-        let mut ev = Ev::new("gateway", "result", Verdict::Flag, 0)
-            .method("tools/call")
-            .target(audit_target("tools/call", held.shown.as_deref()).as_deref())
-            .id(&held.raw_id)
-            .reason("confirmation_asked");
-        ev.0.digest = Some(request.digest.clone());
-        self.audit.record(ev.0).await;
-        self.to_host
-            .send(serde_json::to_vec(&frame).unwrap_or_default())
-            .await;
-    }
-
-    /// Recognizes the retry of a call Bastion answered with `input_required`: its
-    /// `requestState` opens with this gateway's key for the digest of the params without
-    /// `requestState`/`inputResponses`, names a pending approval (used once), and
-    /// `inputResponses` holds the answer. The held call is rewritten to the original
-    /// params (what the user approved and what the server will get).
-    ///
-    /// `None`: not a retry of Bastion's (no token, or a token of someone else: the
-    /// server's own state passes through). `Some(Err(why))`: Bastion's token but
-    /// expired, replayed or bound to other params: the call is denied.
-    fn take_retry(&self, held: &mut HeldCall) -> Option<Result<Answer, &'static str>> {
-        let token = held.params.get("requestState")?.as_str()?.to_owned();
-        let mut original = held.params.clone();
-        let responses = original.as_object_mut().map(|o| {
-            o.remove("requestState");
-            o.remove("inputResponses")
-        })?;
-        let binding_digest = |relay: &Self| {
-            let tool = relay
-                .state()
-                .tools
-                .get(original.get("name")?.as_str()?)
-                .cloned();
-            let name = original.get("name")?.as_str()?;
-            let binding = Binding {
-                server: identity_of(relay),
-                tool_pin: tool.as_ref().and_then(|t| relay.tool_pin(name, t)),
-            };
-            bastion_core::confirm::call_digest(&binding, &original).ok()
-        };
-        let digest = binding_digest(self)?;
-        let now = crate::now_ms().unsigned_abs();
-        let claims = match bastion_core::confirm::open(&self.state_key, &token, now, &digest) {
-            Ok(c) => c,
-            Err(
-                bastion_core::confirm::StateError::Malformed(_)
-                | bastion_core::confirm::StateError::BadMac,
-            ) => return None,
-            Err(bastion_core::confirm::StateError::Expired { .. }) => return Some(Err("expired")),
-            Err(_) => return Some(Err("digest_mismatch")),
-        };
-        if self
-            .state()
-            .stateless_pending
-            .remove(&claims.pending)
-            .is_none()
-        {
-            return Some(Err("replayed"));
-        }
-        // What the server gets: the params the user approved.
-        if let Ok(mut map) = json::parse_frame(&held.frame, self.limits.max_depth) {
-            map.insert("params".into(), original.clone());
-            held.frame = serde_json::to_vec(&map).unwrap_or_default();
-        }
-        held.params = original;
-        let answer = responses
-            .as_ref()
-            .and_then(|r| r.get(INPUT_KEY))
-            .map_or_else(
-                || Answer::Deny {
-                    why: DenyReason::Invalid("no answer to the approval form".into()),
-                },
-                bastion_core::confirm::parse_answer,
-            );
-        Some(Ok(answer))
-    }
-}
-
-fn outcome_of(channel: &'static str, answer: Answer) -> Outcome {
+pub(super) fn outcome_of(channel: &'static str, answer: Answer) -> Outcome {
     match answer {
         Answer::Approve { remember } => Outcome {
             approved: true,

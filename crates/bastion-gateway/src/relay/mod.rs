@@ -6,7 +6,10 @@
 //! the refusal helpers.
 
 mod approve;
+mod approve_record;
+mod approve_stateless;
 mod elicit;
+mod elicit_required;
 mod host;
 mod server;
 mod timers;
