@@ -8,12 +8,15 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
 /// Queue capacity, events.
-const CAPACITY: usize = 16 * 1024;
+const CAPACITY: usize = 4 * 1024;
 /// Events written per transaction at most.
 const BATCH: usize = 2048;
 /// How long the writer lets events accumulate after the first one arrives, so that a
 /// busy gateway writes a few transactions per second instead of one per message.
 const LINGER: std::time::Duration = std::time::Duration::from_millis(100);
+/// Batches smaller than this wait [`LINGER`] for more events; larger ones are written at
+/// once.
+const LINGER_BELOW: usize = 64;
 
 /// Cloneable handle that records audit events for one server name.
 #[derive(Debug, Clone)]
@@ -23,54 +26,25 @@ pub struct AuditSink {
 }
 
 impl AuditSink {
-    /// Starts the writer task on `store`; events recorded through the returned sink are
-    /// stamped with `server`. The task ends when every sink clone is dropped, after
-    /// writing what is queued.
+    /// Starts the writer on `store`, on a blocking thread of the calling runtime
+    /// (building the batched statements costs about as much as relaying the messages; a
+    /// gateway's relay thread must not carry it); events recorded through the returned
+    /// sink are stamped with `server`. The writer ends when every sink clone is dropped,
+    /// after writing what is queued; the returned handle completes then.
+    ///
+    /// # Panics
+    /// Outside a tokio runtime.
     pub fn start(store: Store, server: &str) -> (Self, JoinHandle<()>) {
-        let (tx, mut rx) = mpsc::channel::<AuditEvent>(CAPACITY);
-        let handle = tokio::spawn(async move {
-            let mut failing = false;
-            let mut batch = Vec::with_capacity(BATCH);
-            while rx.recv_many(&mut batch, BATCH).await > 0 {
-                if batch.len() < BATCH {
-                    tokio::time::sleep(LINGER).await;
-                    while batch.len() < BATCH {
-                        match rx.try_recv() {
-                            Ok(e) => batch.push(e),
-                            Err(_) => break,
-                        }
-                    }
-                }
-                match store.record_audit_batch(&batch).await {
-                    Ok(()) => {
-                        if failing {
-                            eprintln!(
-                                "mcp-bastion: audit store {} is writable again",
-                                store.location()
-                            );
-                        }
-                        failing = false;
-                    }
-                    Err(e) => {
-                        if !failing {
-                            eprintln!(
-                                "mcp-bastion: cannot write the audit log ({e}); {} event(s) lost, will retry with the next ones",
-                                batch.len()
-                            );
-                        }
-                        failing = true;
-                    }
-                }
-                batch.clear();
-            }
-        });
-        (
-            Self {
-                tx,
-                server: server.into(),
-            },
-            handle,
-        )
+        let (tx, rx) = mpsc::channel::<AuditEvent>(CAPACITY);
+        let sink = Self {
+            tx,
+            server: server.into(),
+        };
+        let runtime = tokio::runtime::Handle::current();
+        // The writer's own work runs on this thread; the store's tasks and timers stay
+        // on the runtime that opened it.
+        let handle = tokio::task::spawn_blocking(move || runtime.block_on(write_events(store, rx)));
+        (sink, handle)
     }
 
     /// [`AuditSink::record`] for a thread outside the runtime: blocks while the queue is
@@ -92,5 +66,49 @@ impl AuditSink {
         }
         // A closed queue means the gateway is shutting down; nothing to do then.
         let _ = self.tx.send(event).await;
+    }
+}
+
+/// The writer loop: drains the queue in batches into the store until every sender is
+/// gone. A store failure is reported on stderr once per outage.
+async fn write_events(store: Store, mut rx: mpsc::Receiver<AuditEvent>) {
+    let mut failing = false;
+    let mut batch = Vec::with_capacity(BATCH);
+    while rx.recv_many(&mut batch, BATCH).await > 0 {
+        // Light load: let a few more events arrive so one transaction carries
+        // them. Under load the queue already holds a batch's worth: write at
+        // once, or the linger itself would cap the gateway's message rate.
+        if batch.len() < LINGER_BELOW {
+            // The writer has this thread to itself (see `start`): no runtime timer needed,
+            // so a runtime shutting down cannot interrupt it.
+            std::thread::sleep(LINGER);
+            while batch.len() < BATCH {
+                match rx.try_recv() {
+                    Ok(e) => batch.push(e),
+                    Err(_) => break,
+                }
+            }
+        }
+        match store.record_audit_batch(&batch).await {
+            Ok(()) => {
+                if failing {
+                    eprintln!(
+                        "mcp-bastion: audit store {} is writable again",
+                        store.location()
+                    );
+                }
+                failing = false;
+            }
+            Err(e) => {
+                if !failing {
+                    eprintln!(
+                        "mcp-bastion: cannot write the audit log ({e}); {} event(s) lost, will retry with the next ones",
+                        batch.len()
+                    );
+                }
+                failing = true;
+            }
+        }
+        batch.clear();
     }
 }

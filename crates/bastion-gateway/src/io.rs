@@ -52,6 +52,11 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
         }
     }
 
+    /// `true` when frames already read wait to be taken (no read call needed).
+    pub(crate) fn has_ready(&self) -> bool {
+        !self.ready.is_empty()
+    }
+
     pub(crate) async fn next(&mut self) -> std::io::Result<ReadEvent> {
         loop {
             if let Some(ev) = self.ready.pop_front() {

@@ -297,7 +297,14 @@ async fn read_host<R: AsyncRead + Unpin>(relay: &Arc<Relay>, mut reader: FrameRe
 async fn read_server<R: AsyncRead + Unpin>(relay: &Relay, mut reader: FrameReader<R>) {
     loop {
         match reader.next().await {
-            Ok(ReadEvent::Frame(f)) => relay.on_server_frame(f).await,
+            Ok(ReadEvent::Frame(f)) => {
+                relay.on_server_frame(f).await;
+                if !reader.has_ready() && relay.has_inline_jobs() {
+                    // Let the writers send what was forwarded before the audit work.
+                    tokio::task::yield_now().await;
+                    relay.run_inline_jobs().await;
+                }
+            }
             Ok(ReadEvent::Oversized { bytes, prefix }) => {
                 let detail = format!("a frame of {bytes} bytes exceeds the limit");
                 relay
@@ -311,7 +318,10 @@ async fn read_server<R: AsyncRead + Unpin>(relay: &Relay, mut reader: FrameReade
                     .server_rejected(Code::ReadTimeout, &detail, &json::recover(&prefix), bytes)
                     .await;
             }
-            Ok(ReadEvent::Eof) | Err(_) => return,
+            Ok(ReadEvent::Eof) | Err(_) => {
+                relay.run_inline_jobs().await;
+                return;
+            }
         }
     }
 }

@@ -159,10 +159,16 @@ impl Store {
                 .create_if_missing(create)
                 .journal_mode(SqliteJournalMode::Wal)
                 .synchronous(SqliteSynchronous::Normal)
-                .busy_timeout(Duration::from_secs(5));
+                .busy_timeout(Duration::from_secs(5))
+                // Page cache per connection, KiB (negative: KiB, SQLite `cache_size`).
+                // The store's working set is small (audit appends, pin lookups); the
+                // default of 2 MiB per connection is resident memory for nothing.
+                .pragma("cache_size", "-256");
             (opts, path.display().to_string())
         };
-        let max = if url == "sqlite::memory:" { 1 } else { 4 };
+        // Two connections: the audit writer and one reader (pins, grants, consents)
+        // never wait for each other; more only add resident memory and threads.
+        let max = if url == "sqlite::memory:" { 1 } else { 2 };
         let pool = SqlitePoolOptions::new()
             .max_connections(max)
             .connect_with(options)

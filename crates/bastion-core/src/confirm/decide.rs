@@ -191,6 +191,53 @@ pub fn decide(
     call: &ToolCall,
     history: &[HistoryEntry],
 ) -> Decision {
+    let facts = ToolFacts::of(tool, &call.name);
+    decide_with(policy, server, trusted, &facts, call, history)
+}
+
+/// What [`decide`] reads from a pinned descriptor and the tool name alone, computed once
+/// per descriptor so that repeated calls of one tool do not re-run the description
+/// scans: the annotations as given, what the name says it does, and the call-independent
+/// signals (annotation contradictions, name vs title/description disagreement).
+///
+/// Build it with [`ToolFacts::of`] for the descriptor and the name the calls use; a
+/// gateway keeps one per listed tool and rebuilds it when the descriptor changes.
+#[derive(Debug, Clone)]
+pub struct ToolFacts {
+    pinned: bool,
+    hints: Hints,
+    named: Option<Effect>,
+    signals: Vec<Finding>,
+}
+
+impl ToolFacts {
+    /// The facts of `tool` (the pinned descriptor, `None` when there is none) called by
+    /// `name` (the `tools/call` `params.name`).
+    pub fn of(tool: Option<&Value>, name: &str) -> Self {
+        let mut signals = Vec::new();
+        if let Some(t) = tool {
+            crate::detect::annotations::scan_annotations(t, TOOL_PATH, &mut signals);
+            signals.extend(intent_mismatch(t, TOOL_PATH));
+        }
+        Self {
+            pinned: tool.is_some(),
+            hints: Hints::of(tool),
+            named: name_effect(name).map(|(e, _)| e),
+            signals,
+        }
+    }
+}
+
+/// [`decide`] with the descriptor's [`ToolFacts`] computed beforehand (they must be the
+/// facts of the pinned descriptor of `call.name`). Same rules, same result.
+pub fn decide_with(
+    policy: &Policy,
+    server: &str,
+    trusted: bool,
+    facts: &ToolFacts,
+    call: &ToolCall,
+    history: &[HistoryEntry],
+) -> Decision {
     let empty = Map::new();
     let arguments = call.arguments.as_ref().unwrap_or(&empty);
     let rule = policy.rule_for(server, &call.name);
@@ -230,9 +277,10 @@ pub fn decide(
         return deny(violations);
     }
 
-    let hints = Hints::of(tool);
-    let named = name_effect(&call.name).map(|(e, _)| e);
-    let mut tier = base_tier(trusted, tool.is_some(), hints, named);
+    let hints = facts.hints;
+    let named = facts.named;
+    let pinned = facts.pinned;
+    let mut tier = base_tier(trusted, pinned, hints, named);
     let mut reasons = Vec::new();
 
     // Base action.
@@ -258,34 +306,32 @@ pub fn decide(
                 (d, why)
             }
         }
-        None => match tool {
+        None if !pinned => (
+            Action::Ask,
+            format!(
+                "tool \"{tool_name}\" has no pinned descriptor, so nothing says it is read-only"
+            ),
+        ),
+        None if hints.read_only != Some(true) => (
+            Action::Ask,
+            format!(
+                "server \"{server}\" is trusted but {}",
+                hints
+                    .tightening()
+                    .unwrap_or("the tool is not declared read-only")
+            ),
+        ),
+        None => match hints.tightening() {
+            Some(t) => (
+                Action::Ask,
+                format!("server \"{server}\" is trusted and the tool is read-only, but {t}"),
+            ),
             None => (
-                Action::Ask,
+                Action::Allow,
                 format!(
-                    "tool \"{tool_name}\" has no pinned descriptor, so nothing says it is read-only"
+                    "server \"{server}\" is trusted and the pinned descriptor declares readOnlyHint: true"
                 ),
             ),
-            Some(_) if hints.read_only != Some(true) => (
-                Action::Ask,
-                format!(
-                    "server \"{server}\" is trusted but {}",
-                    hints
-                        .tightening()
-                        .unwrap_or("the tool is not declared read-only")
-                ),
-            ),
-            Some(_) => match hints.tightening() {
-                Some(t) => (
-                    Action::Ask,
-                    format!("server \"{server}\" is trusted and the tool is read-only, but {t}"),
-                ),
-                None => (
-                    Action::Allow,
-                    format!(
-                        "server \"{server}\" is trusted and the pinned descriptor declares readOnlyHint: true"
-                    ),
-                ),
-            },
         },
     };
     if action == Action::Deny {
@@ -306,11 +352,7 @@ pub fn decide(
     }
 
     // Signals that make any allow ask.
-    let mut signals = Vec::new();
-    if let Some(t) = tool {
-        crate::detect::annotations::scan_annotations(t, TOOL_PATH, &mut signals);
-        signals.extend(intent_mismatch(t, TOOL_PATH));
-    }
+    let mut signals = facts.signals.clone();
     let mut hidden = Vec::new();
     scan(
         &call.name,
@@ -325,7 +367,7 @@ pub fn decide(
         tier = tier.max(RiskTier::High);
     }
     signals.extend(hidden);
-    if let Some(f) = toxic_flow(&call.name, arguments, history, ARGUMENTS_PATH) {
+    if let Some(f) = toxic_flow(named, arguments, history, ARGUMENTS_PATH) {
         signals.push(f);
     }
     if signals

@@ -183,14 +183,14 @@ fn places(arguments: &Map<String, Value>, recipients: bool) -> Vec<(String, Stri
 /// than one an earlier reading call of `history` read from. `args_path` is the JSON
 /// Pointer of the call's arguments (the finding points at the write target).
 pub(crate) fn toxic_flow(
-    tool: &str,
+    effect: Option<Effect>,
     arguments: &Map<String, Value>,
     history: &[HistoryEntry],
     args_path: &str,
 ) -> Option<Finding> {
     let writes = matches!(
-        name_effect(tool),
-        Some((Effect::Modifies | Effect::Destroys | Effect::Executes, _))
+        effect,
+        Some(Effect::Modifies | Effect::Destroys | Effect::Executes)
     );
     if !writes {
         return None;
@@ -249,7 +249,12 @@ mod tests {
     }
 
     fn flow(tool: &str, args: &Value, h: &[HistoryEntry]) -> Option<Finding> {
-        toxic_flow(tool, args.as_object().unwrap(), h, "/a")
+        toxic_flow(
+            name_effect(tool).map(|(e, _)| e),
+            args.as_object().unwrap(),
+            h,
+            "/a",
+        )
     }
 
     #[test]

@@ -52,7 +52,10 @@ mod state;
 pub use answer::{Answer, DenyReason, Remember, parse_answer, parse_tty_answer, requested_schema};
 pub use args::{ArgRule, ArgRuleError};
 pub use check::{ConfirmationInputError, check_confirmation};
-pub use decide::{ARGUMENTS_PATH, CallError, Decision, RiskTier, TOOL_PATH, ToolCall, decide};
+pub use decide::{
+    ARGUMENTS_PATH, CallError, Decision, RiskTier, TOOL_PATH, ToolCall, ToolFacts, decide,
+    decide_with,
+};
 pub use digest::{Binding, DigestCheck, DigestError, call_digest, canonical_params, verify};
 pub use flow::{HistoryEntry, HistoryError};
 pub use grant::{Grant, apply_grant};

@@ -216,6 +216,9 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
     }
 }
 
+/// Objects with at most this many members are searched for a duplicate name linearly.
+const SMALL_OBJECT: usize = 8;
+
 impl ValueSeed<'_> {
     /// The member-name rule `key` breaks in an object that already holds `map`, if any.
     fn key_error(
@@ -229,11 +232,27 @@ impl ValueSeed<'_> {
             name: key.to_owned(),
             earlier: earlier.to_owned(),
         };
-        if map.contains_key(key) {
+        // Small objects (most MCP objects) are searched in place: cheaper than hashing.
+        let seen = if map.len() <= SMALL_OBJECT {
+            map.keys().any(|k| k == key)
+        } else {
+            map.contains_key(key)
+        };
+        if seen {
             return Some(dup(key));
         }
         if self.level == Level::Plain {
             return None;
+        }
+        if self.level == Level::Data && key.is_ascii() {
+            // Deeper than `params`/`result`/`error`, case-fold duplicates are data and
+            // only non-ASCII names are compared with the protocol members.
+            return key.bytes().any(|b| b.is_ascii_control()).then(|| {
+                ParseError::ControlInMemberName {
+                    path: String::new(),
+                    name: key.to_owned(),
+                }
+            });
         }
         if key.chars().any(char::is_control) {
             // A NUL or other control in a member name: C-string decoders read
@@ -276,9 +295,9 @@ impl ValueSeed<'_> {
                 }
                 // `Method` in the envelope, or a non-ASCII name anywhere (`paramſ`,
                 // U+212A KELVIN SIGN + `ind`) that folds onto a protocol member.
-                if let Some(member) = protocol_member_for(&folded)
+                if (envelope || !key.is_ascii())
+                    && let Some(member) = protocol_member_for(&folded)
                     && member != key
-                    && (envelope || !key.is_ascii())
                 {
                     return Some(confusable(member));
                 }

@@ -13,7 +13,7 @@ use super::{Ev, Relay, audit_target};
 use crate::confirm::{ConfirmSetup, TtyError, ask_on_tty};
 use bastion_core::confirm::{
     Action, Answer, Binding, Channel, ConfirmationRequest, Decision, DenyReason, DigestCheck,
-    Fallback, HistoryEntry, Remember, ToolCall, apply_grant, decide,
+    Fallback, HistoryEntry, Remember, ToolCall, ToolFacts, apply_grant, decide_with,
 };
 use bastion_core::envelope::{Id, codes};
 use bastion_core::era::Era;
@@ -120,19 +120,17 @@ impl Relay {
                 return;
             }
         };
-        let (tool, history) = {
+        let (tool, facts, history) = {
             let st = self.state();
-            (st.tools.get(&call.name).cloned(), st.history.clone())
+            (
+                st.tools.get(&call.name).cloned(),
+                st.tool_facts.get(&call.name).cloned(),
+                st.history.clone(),
+            )
         };
+        let facts = facts.unwrap_or_else(|| self.tool_facts(&call.name, tool.as_ref()));
         let trusted = setup.policy.trusted(&self.name);
-        let mut decision = decide(
-            &setup.policy,
-            &self.name,
-            trusted,
-            tool.as_deref(),
-            &call,
-            &history,
-        );
+        let mut decision = decide_with(&setup.policy, &self.name, trusted, &facts, &call, &history);
         // Release the snapshot: recording this call must not copy the history.
         drop(history);
         let identity = identity_of(self);
@@ -436,6 +434,19 @@ impl Relay {
             Value::Null,
         )
         .await;
+    }
+
+    /// The [`ToolFacts`] of tool `name` (its listed `descriptor`, if any), kept for later
+    /// calls while that descriptor stays the listed one.
+    fn tool_facts(&self, name: &str, descriptor: Option<&Arc<Value>>) -> Arc<ToolFacts> {
+        let facts = Arc::new(ToolFacts::of(descriptor.map(AsRef::as_ref), name));
+        if let Some(d) = descriptor {
+            let mut st = self.state();
+            if st.tools.get(name).is_some_and(|t| Arc::ptr_eq(t, d)) {
+                st.tool_facts.insert(name.to_owned(), facts.clone());
+            }
+        }
+        facts
     }
 
     /// The pin hash of listed tool `name` (`descriptor`), computed once per listing.

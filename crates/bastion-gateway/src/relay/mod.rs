@@ -29,7 +29,7 @@ use bastion_store::AuditEvent;
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::Notify;
 
 /// Host requests that may be pending at once; more are refused (`too_many_pending`).
@@ -73,6 +73,9 @@ struct State {
     tools: HashMap<String, Arc<Value>>,
     /// Pin hashes of those descriptors (RFC 8785 SHA-256), computed on first use.
     tool_pins: HashMap<String, String>,
+    /// What the policy decision reads from those descriptors alone, computed on a tool's
+    /// first call (per listing).
+    tool_facts: HashMap<String, Arc<bastion_core::confirm::ToolFacts>>,
     /// The host declared form-mode elicitation in `initialize` (legacy era).
     host_elicitation: bool,
     /// Bastion's own requests to the host awaiting an answer, by id.
@@ -166,6 +169,9 @@ pub(crate) struct Relay {
     server_stalled: AtomicBool,
     /// Audit work of large results, done on one worker thread off the relay thread.
     deferred: Deferred,
+    /// Audit work of small results, run once the reader has no frame left to handle
+    /// (after the writers had their turn): the answer reaches the host before it.
+    inline_jobs: Mutex<Vec<Job>>,
     /// Compiled outputSchemas, by tool and schema hash.
     schemas: bastion_core::schema::OutputSchemaCache,
     /// Descriptor pinning, when a store is configured.
@@ -195,6 +201,49 @@ type Job = Box<dyn FnOnce() -> AuditEvent + Send>;
 struct Deferred {
     tx: tokio::sync::mpsc::Sender<(Job, tokio::sync::OwnedSemaphorePermit)>,
     budget: Arc<tokio::sync::Semaphore>,
+}
+
+/// Small-result audit jobs that may wait for [`Relay::run_inline_jobs`]; more run at once.
+const INLINE_JOBS: usize = 256;
+
+impl Relay {
+    /// Keeps the audit work of a small result until the reader runs out of frames; runs
+    /// the waiting jobs at once when [`INLINE_JOBS`] are waiting.
+    async fn audit_inline(&self, job: Job) {
+        let full = {
+            let mut jobs = self
+                .inline_jobs
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            jobs.push(job);
+            jobs.len() >= INLINE_JOBS
+        };
+        if full {
+            self.run_inline_jobs().await;
+        }
+    }
+
+    /// `true` when small-result audit work waits.
+    pub(crate) fn has_inline_jobs(&self) -> bool {
+        !self
+            .inline_jobs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_empty()
+    }
+
+    /// Runs the waiting small-result audit jobs and records their events, in order.
+    pub(crate) async fn run_inline_jobs(&self) {
+        let jobs = std::mem::take(
+            &mut *self
+                .inline_jobs
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner),
+        );
+        for job in jobs {
+            self.audit.record(job()).await;
+        }
+    }
 }
 
 /// Jobs that may wait for the worker.
@@ -389,6 +438,7 @@ impl Relay {
             timer_wake: Notify::new(),
             server_stalled: AtomicBool::new(false),
             deferred: Deferred::start(audit.clone()),
+            inline_jobs: Mutex::new(Vec::new()),
             schemas: bastion_core::schema::OutputSchemaCache::default(),
             pinning,
             audit,

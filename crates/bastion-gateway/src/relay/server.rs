@@ -298,7 +298,7 @@ impl Relay {
         // that built them, which keeps the allocator's arenas small). Large frames: on the
         // audit worker thread while this reader goes on with the next frame.
         if bytes <= INLINE_AUDIT_BYTES {
-            self.audit.record(deferred()).await;
+            self.audit_inline(Box::new(deferred)).await;
         } else if let Some(event) = self.deferred.run(Box::new(deferred), bytes).await {
             self.audit.record(event).await;
         }
@@ -427,10 +427,12 @@ impl Relay {
                     if item.verdict == Verdict::Block {
                         st.tools.remove(&item.key);
                         st.tool_pins.remove(&item.key);
+                        st.tool_facts.remove(&item.key);
                     } else if st.tools.get(&item.key).is_none_or(|t| **t != *tool) {
                         st.tools
                             .insert(item.key.clone(), std::sync::Arc::new(tool.clone()));
                         st.tool_pins.remove(&item.key);
+                        st.tool_facts.remove(&item.key);
                     }
                     match tool.get("outputSchema") {
                         Some(schema) if item.verdict != Verdict::Block => {
