@@ -17,6 +17,7 @@
 
 mod approval;
 mod cache;
+mod diff;
 mod error;
 mod hash;
 mod invariants;
@@ -26,6 +27,7 @@ mod reviewed;
 mod signature;
 mod source;
 mod ui;
+mod widen;
 
 pub use approval::{
     APPROVAL_FORMAT, APPROVERS_FORMAT, ApprovalCheck, ApprovalReceipt, DEFAULT_MAX_AGE_SECS,
@@ -33,6 +35,7 @@ pub use approval::{
     approve_manifest, check_approvals, parse_approvers, parse_receipt,
 };
 pub use cache::{CACHEABLE_METHODS, CacheHint, CachePolicy, CacheScope};
+pub use diff::{ChangedEntry, ContractDiff, EntryRef, Escalation, EscalationKind, diff_manifests};
 pub use error::ContractError;
 pub use hash::{
     EntryHash, EntryKind, entry_hash, entry_hashes, live_contract_hash, live_key, ui_hash,

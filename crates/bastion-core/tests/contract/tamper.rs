@@ -124,7 +124,10 @@ const TAMPERS: &[(&str, Edit, &[&str])] = &[
 fn golden_signature_envelope() {
     let (sk, pk) = publisher();
     let envelope = contract::sign_manifest(&golden_bytes(), &sk).unwrap();
-    golden("notes.reviewed.sig.json", &contract::artifact_bytes(&envelope));
+    golden(
+        "notes.reviewed.sig.json",
+        &contract::artifact_bytes(&envelope),
+    );
     golden("release.pub.json", &contract::artifact_bytes(&pk.to_file()));
     let parsed = contract::parse_signature(&super::read("notes.reviewed.sig.json")).unwrap();
     assert_eq!(parsed, envelope);
