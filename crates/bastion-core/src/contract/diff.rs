@@ -48,6 +48,23 @@ pub enum EscalationKind {
     AnnotationEscalation,
 }
 
+impl EscalationKind {
+    /// The stable `snake_case` name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::ReadOnlyRemoved => "read_only_removed",
+            Self::DestructiveAdded => "destructive_added",
+            Self::HumanApprovalRemoved => "human_approval_removed",
+            Self::NewRequiredInput => "new_required_input",
+            Self::WiderSchema => "wider_schema",
+            Self::NewSideEffect => "new_side_effect",
+            Self::RiskTierRaised => "risk_tier_raised",
+            Self::NewTool => "new_tool",
+            Self::AnnotationEscalation => "annotation_escalation",
+        }
+    }
+}
+
 /// One escalation. JSON: `{"kind", "path", "message"}`; `path` is a JSON Pointer into
 /// the new entry.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -58,6 +75,13 @@ pub struct Escalation {
     pub path: String,
     /// One line for people.
     pub message: String,
+}
+
+impl Escalation {
+    /// The stable name of its kind.
+    pub const fn kind_name(&self) -> &'static str {
+        self.kind.as_str()
+    }
 }
 
 /// An added or removed entry.

@@ -214,14 +214,6 @@ fn object_members(
             .unwrap_or_default()
     };
     let (op, np) = (props(o), props(n));
-    let props_path = pointer_push(path, "properties");
-    for (name, schema) in &np {
-        let at = pointer_push(&props_path, name);
-        match op.get(name) {
-            Some(old) => compare(old, schema, &at, depth + 1, out),
-            None => push(out, &at, format!("new property {name:?} is accepted")),
-        }
-    }
     let required = |m: &Map<String, Value>| -> Vec<String> {
         m.get("required")
             .and_then(Value::as_array)
@@ -233,6 +225,22 @@ fn object_members(
             })
             .unwrap_or_default()
     };
+    let props_path = pointer_push(path, "properties");
+    for (name, schema) in &np {
+        let at = pointer_push(&props_path, name);
+        match op.get(name) {
+            Some(old) => compare(old, schema, &at, depth + 1, out),
+            // A new required property is a new required input, reported as such.
+            None if !required(n).contains(name) => {
+                push(
+                    out,
+                    &at,
+                    format!("new optional property {name:?} is accepted"),
+                );
+            }
+            None => {}
+        }
+    }
     let new_required = required(n);
     for name in required(o) {
         // Dropping a property together with its requirement from a closed schema
@@ -288,7 +296,7 @@ mod tests {
             "/properties/n/type",
             "/properties/n/minimum",
             "/properties/mode/enum",
-            "new property \"extra\"",
+            "new optional property \"extra\"",
         ] {
             assert!(got.iter().any(|g| g.contains(needle)), "{needle}: {got:#?}");
         }
