@@ -1,8 +1,13 @@
-//! Human rendering of `contract diff`.
+//! `contract diff`: reading either manifest kind, JSON and human output.
 
-use bastion_core::contract::ContractDiff;
+use crate::contract_cmd::print;
+use crate::contract_io::{self as io, ContractInputError};
+use anyhow::Result;
+use bastion_core::contract::{self as core, ContractDiff};
 use bastion_core::unicode::escape_for_display;
+use serde_json::{Value, json};
 use std::fmt::Write as _;
+use std::path::Path;
 
 /// Each item on its own line after `prefix`.
 pub(crate) fn prefixed<T: std::fmt::Display>(
@@ -59,4 +64,30 @@ pub(crate) fn render_diff(d: &ContractDiff) -> String {
     }
     let _ = writeln!(out, "escalations: {}", d.escalations().count());
     out
+}
+
+/// A source manifest, or the source of a reviewed one.
+fn any_source(path: &Path) -> Result<core::SourceManifest> {
+    let bytes = io::read(path)?;
+    let value = bastion_core::json::parse_value(&bytes, core::MAX_ARTIFACT_DEPTH)
+        .map_err(|e| ContractInputError(format!("{}: not strict JSON: {e}", path.display())))?;
+    let result = if value.get("format").and_then(Value::as_str) == Some(core::REVIEWED_FORMAT) {
+        core::parse_reviewed(&bytes).map(|r| r.source)
+    } else {
+        core::parse_source(&bytes)
+    };
+    result.map_err(|e| ContractInputError(format!("{}: {e}", path.display())).into())
+}
+
+pub(crate) fn diff(old: &Path, new: &Path, json: bool) -> Result<i32> {
+    let d = core::diff_manifests(&any_source(old)?, &any_source(new)?);
+    let count = d.escalations().count();
+    if json {
+        let mut value = serde_json::to_value(&d)?;
+        value["escalation_count"] = json!(count);
+        print(true, &value, "")?;
+    } else {
+        print(false, &Value::Null, &render_diff(&d))?;
+    }
+    Ok(i32::from(count > 0))
 }

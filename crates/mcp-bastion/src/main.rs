@@ -7,6 +7,7 @@
 mod approvals_cmd;
 mod config;
 mod contract_cmd;
+mod contract_gate;
 mod contract_io;
 mod contract_show;
 mod output;
