@@ -13,6 +13,7 @@ use bastion_core::pins::canonical_json;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
+mod build;
 mod diff;
 mod tamper;
 
