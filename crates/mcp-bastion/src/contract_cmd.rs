@@ -173,7 +173,7 @@ pub(crate) fn run(cmd: ContractCommand, json: bool, store_url: &str) -> Result<i
             key,
             output,
         } => {
-            let key = core::parse_secret_key(&io::read(&key)?).map_err(|e| input_err(&e))?;
+            let key = core::parse_secret_key(&io::read_secret(&key)?).map_err(|e| input_err(&e))?;
             let envelope =
                 core::sign_manifest(&io::read(&reviewed)?, &key).map_err(|e| input_err(&e))?;
             io::write_atomic(&output, &core::artifact_bytes(&envelope))?;
@@ -224,7 +224,7 @@ pub(crate) fn run(cmd: ContractCommand, json: bool, store_url: &str) -> Result<i
             expires_in,
             at,
         } => {
-            let key = core::parse_secret_key(&io::read(&key)?).map_err(|e| input_err(&e))?;
+            let key = core::parse_secret_key(&io::read_secret(&key)?).map_err(|e| input_err(&e))?;
             let (manifest, hash) =
                 core::read_reviewed(&io::read(&reviewed)?).map_err(|e| input_err(&e))?;
             let mismatches = core::check_reviewed(&manifest).map_err(|e| input_err(&e))?;
