@@ -9,6 +9,7 @@
 use crate::contract_io::{self as io, ContractInputError};
 use anyhow::{Result, bail};
 use bastion_core::contract::{self as core, Refusal};
+use bastion_core::unicode::escape_for_display;
 use bastion_core::{Report, Verdict};
 use clap::Subcommand;
 use serde_json::{Value, json};
@@ -123,12 +124,16 @@ pub(crate) fn input_err(e: &core::ContractError) -> anyhow::Error {
     ContractInputError(e.to_string()).into()
 }
 
+/// Prints `value` (`--json`) or the human lines, each escaped for the terminal: keys,
+/// ids and messages may come from a hostile manifest.
 pub(crate) fn print(json: bool, value: &Value, human: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();
     if json {
         writeln!(out, "{value}")?;
     } else {
-        write!(out, "{human}")?;
+        for line in human.lines() {
+            writeln!(out, "{}", escape_for_display(line))?;
+        }
     }
     Ok(())
 }
