@@ -6,6 +6,10 @@
 
 mod approvals_cmd;
 mod config;
+mod contract_cmd;
+mod contract_gate;
+mod contract_io;
+mod contract_show;
 mod output;
 mod pins_cmd;
 
@@ -80,6 +84,12 @@ enum Command {
     Approvals {
         #[command(subcommand)]
         command: approvals_cmd::ApprovalsCommand,
+    },
+    /// Publisher contract manifests: build, check, keygen, sign, verify, approve,
+    /// activate, diff.
+    Contract {
+        #[command(subcommand)]
+        command: contract_cmd::ContractCommand,
     },
     /// Print the audit log.
     Audit {
@@ -234,6 +244,17 @@ fn run(cli: Cli) -> Result<i32, Failure> {
         Command::Approvals { command } => store_command(&store_url, async |store| {
             approvals_cmd::run(store, command, cli.json).await
         }),
+        Command::Contract { command } => match contract_cmd::run(command, cli.json, &store_url) {
+            Ok(code) => Ok(code),
+            Err(e)
+                if e.downcast_ref::<contract_io::ContractInputError>()
+                    .is_some() =>
+            {
+                Err(input(e))
+            }
+            Err(e) if output::is_broken_pipe(&e) => Ok(0),
+            Err(e) => Err(internal(e)),
+        },
         Command::Codes => {
             printed_ok(
                 write!(std::io::stdout().lock(), "{}", bastion_core::Code::table())
