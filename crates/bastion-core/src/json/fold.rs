@@ -111,10 +111,34 @@ pub fn fold_key(name: &str) -> Cow<'_, str> {
 
 /// The protocol member whose fold equals `folded`, if any.
 pub(crate) fn protocol_member_for(folded: &str) -> Option<&'static str> {
-    PROTOCOL_MEMBERS
-        .iter()
-        .copied()
-        .find(|m| m.eq_ignore_ascii_case(folded) && folded.is_ascii())
+    /// The members by their ASCII-lowercase form, sorted for a binary search (this runs
+    /// for member names of every message).
+    static BY_LOWER: std::sync::OnceLock<Vec<(String, &'static str)>> = std::sync::OnceLock::new();
+    if !folded.is_ascii() {
+        return None;
+    }
+    let table = BY_LOWER.get_or_init(|| {
+        let mut t: Vec<(String, &'static str)> = PROTOCOL_MEMBERS
+            .iter()
+            .map(|m| (m.to_ascii_lowercase(), *m))
+            .collect();
+        t.sort_unstable();
+        t
+    });
+    let lower = fold_ascii_lower(folded);
+    table
+        .binary_search_by(|(l, _)| l.as_str().cmp(&lower))
+        .ok()
+        .map(|i| table[i].1)
+}
+
+/// `s` in ASCII lowercase, borrowed when it already is.
+fn fold_ascii_lower(s: &str) -> Cow<'_, str> {
+    if s.bytes().any(|b| b.is_ascii_uppercase()) {
+        Cow::Owned(s.to_ascii_lowercase())
+    } else {
+        Cow::Borrowed(s)
+    }
 }
 
 #[cfg(test)]
@@ -143,5 +167,12 @@ mod tests {
         assert_eq!(protocol_member_for("params"), Some("params"));
         assert_eq!(protocol_member_for("nextcursor"), Some("nextCursor"));
         assert_eq!(protocol_member_for("city"), None);
+        assert_eq!(protocol_member_for("NEXTCURSOR"), Some("nextCursor"));
+        assert_eq!(protocol_member_for("_meta"), Some("_meta"));
+        assert_eq!(protocol_member_for("p\u{e4}rams"), None);
+        for m in PROTOCOL_MEMBERS {
+            assert_eq!(protocol_member_for(m), Some(*m));
+            assert_eq!(protocol_member_for(&m.to_ascii_uppercase()), Some(*m));
+        }
     }
 }

@@ -194,21 +194,26 @@ pub(crate) struct Relay {
 /// A piece of audit work: computes the finished event.
 type Job = Box<dyn FnOnce() -> AuditEvent + Send>;
 
+/// Audit work for the worker thread: computes finished events, in order.
+type Work = Box<dyn FnOnce() -> Vec<AuditEvent> + Send>;
+
 /// One worker thread for the audit work of results (instruction scan, digest), fed
 /// through a queue bounded in jobs and in the bytes they hold: the relay thread forwards
 /// and moves on; when the worker falls behind, the relay waits (back-pressure). One
 /// thread keeps per-thread buffers and allocator arenas to one set.
 struct Deferred {
-    tx: tokio::sync::mpsc::Sender<(Job, tokio::sync::OwnedSemaphorePermit)>,
+    tx: tokio::sync::mpsc::Sender<(Work, tokio::sync::OwnedSemaphorePermit)>,
     budget: Arc<tokio::sync::Semaphore>,
 }
 
-/// Small-result audit jobs that may wait for [`Relay::run_inline_jobs`]; more run at once.
+/// Small-result audit jobs that may wait for [`Relay::run_inline_jobs`]; when this many
+/// wait, the reader has not run out of frames for a while (pipelined load) and they go to
+/// the worker thread as one piece of work.
 const INLINE_JOBS: usize = 256;
 
 impl Relay {
-    /// Keeps the audit work of a small result until the reader runs out of frames; runs
-    /// the waiting jobs at once when [`INLINE_JOBS`] are waiting.
+    /// Keeps the audit work of a small result until the reader runs out of frames;
+    /// hands the waiting jobs to the worker thread when [`INLINE_JOBS`] are waiting.
     async fn audit_inline(&self, job: Job) {
         let full = {
             let mut jobs = self
@@ -216,10 +221,14 @@ impl Relay {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
             jobs.push(job);
-            jobs.len() >= INLINE_JOBS
+            (jobs.len() >= INLINE_JOBS).then(|| std::mem::take(&mut *jobs))
         };
-        if full {
-            self.run_inline_jobs().await;
+        if let Some(jobs) = full {
+            let bytes = jobs.len() * INLINE_AUDIT_BYTES / 4;
+            let work: Work = Box::new(move || jobs.into_iter().map(|job| job()).collect());
+            for event in self.deferred.run(work, bytes).await.unwrap_or_default() {
+                self.audit.record(event).await;
+            }
         }
     }
 
@@ -254,14 +263,16 @@ const DEFERRED_BYTES: usize = 8 * 1024 * 1024;
 impl Deferred {
     fn start(audit: AuditSink) -> Self {
         let (tx, mut rx) =
-            tokio::sync::mpsc::channel::<(Job, tokio::sync::OwnedSemaphorePermit)>(DEFERRED_JOBS);
+            tokio::sync::mpsc::channel::<(Work, tokio::sync::OwnedSemaphorePermit)>(DEFERRED_JOBS);
         let spawned = std::thread::Builder::new()
             .name("bastion-audit".into())
             .spawn(move || {
-                while let Some((job, permit)) = rx.blocking_recv() {
-                    let event = job();
+                while let Some((work, permit)) = rx.blocking_recv() {
+                    let events = work();
                     drop(permit);
-                    audit.record_blocking(event);
+                    for event in events {
+                        audit.record_blocking(event);
+                    }
                 }
             });
         if let Err(e) = spawned {
@@ -276,8 +287,8 @@ impl Deferred {
     }
 
     /// Queues `job`, which holds `bytes` of frame data, waiting while the queue is full;
-    /// runs it here when the worker is gone and returns its event in that case.
-    async fn run(&self, job: Job, bytes: usize) -> Option<AuditEvent> {
+    /// runs it here when the worker is gone and returns its events in that case.
+    async fn run(&self, job: Work, bytes: usize) -> Option<Vec<AuditEvent>> {
         let want = u32::try_from(bytes.clamp(1, DEFERRED_BYTES)).unwrap_or(u32::MAX);
         let Ok(permit) = self.budget.clone().acquire_many_owned(want).await else {
             return Some(job());

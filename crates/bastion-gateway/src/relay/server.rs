@@ -299,8 +299,11 @@ impl Relay {
         // audit worker thread while this reader goes on with the next frame.
         if bytes <= INLINE_AUDIT_BYTES {
             self.audit_inline(Box::new(deferred)).await;
-        } else if let Some(event) = self.deferred.run(Box::new(deferred), bytes).await {
-            self.audit.record(event).await;
+        } else {
+            let work: super::Work = Box::new(move || vec![deferred()]);
+            for event in self.deferred.run(work, bytes).await.unwrap_or_default() {
+                self.audit.record(event).await;
+            }
         }
     }
 
