@@ -278,6 +278,22 @@ finding_codes! {
     ElicitationModeNotDeclared => "elicitation_mode_not_declared", "a server asks in an elicitation mode (form or url) the host did not declare or policy turned off; refused";
     /// Elicitation schema refused.
     ElicitationSchemaRefused => "elicitation_schema_refused", "a form elicitation's requestedSchema is not a flat object of allowed primitive kinds within size limits; refused";
+    /// A registry server.json lacks a member or has one of the wrong type.
+    ServerJsonMalformed => "server_json_malformed", "a registry server.json lacks a required member (name, description, version; a package's registryType, identifier or transport; a remote's type or url) or has one of the wrong type";
+    /// The server name is not a reverse-DNS namespace plus a name.
+    ServerNameInvalid => "server_name_invalid", "a server.json name is not `namespace/name` with a reverse-DNS namespace (`io.github.user/weather`: one `/`, dot-separated labels of letters, digits and inner `-`, 3 to 200 characters); mixed case is warned as a look-alike risk";
+    /// A package registry type outside the allowed set.
+    PackageRegistryTypeNotAllowed => "package_registry_type_not_allowed", "a server.json package's registryType is not one of npm, pypi, nuget, oci, mcpb";
+    /// A package identifier that is empty or not of the registry's form.
+    PackageIdentifierInvalid => "package_identifier_invalid", "a server.json package identifier is empty or holds whitespace or control characters";
+    /// A version that is not one exact version.
+    VersionNotExact => "version_not_exact", "a server.json version is `latest` or another dist-tag, a range or wildcard (`^1.2.3`, `>=1.0`, `1.x`, `[1.0,2.0)`), missing where the registry needs one, or not a version in the registry's grammar (SemVer, PEP 440, NuGet)";
+    /// An MCPB package without a valid file hash.
+    PackageSha256Missing => "package_sha256_missing", "an mcpb package lacks fileSha256, or a fileSha256 is not 64 lowercase hex digits";
+    /// An OCI package not pinned to a tag or digest.
+    OciReferenceNotPinned => "oci_reference_not_pinned", "an oci package names no exact tag or digest (no tag, `latest` or another dist-tag, or a reference that does not parse)";
+    /// A shell metacharacter in a command-line part of a package.
+    ShellMetacharacter => "shell_metacharacter", "a server.json runtimeHint or runtime/package argument holds a shell metacharacter (; & | $ ` ( ) < > quotes, backslash, control characters, braces outside a {variable}; blanks in runtimeHint), which runs commands when a client uses a shell";
 }
 
 impl fmt::Display for Code {
