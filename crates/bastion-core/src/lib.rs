@@ -14,6 +14,7 @@
 
 pub mod check;
 pub mod confirm;
+pub mod contract;
 pub mod detect;
 pub mod elicit;
 pub mod envelope;

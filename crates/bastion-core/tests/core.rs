@@ -325,3 +325,5 @@ fn finding_code_table_is_current() {
         "docs/finding-codes.md is out of date; regenerate it with:\n  cargo run -p mcp-bastion -- codes > docs/finding-codes.md\n(expected table:)\n{table}"
     );
 }
+
+mod contract;
