@@ -294,6 +294,18 @@ finding_codes! {
     OciReferenceNotPinned => "oci_reference_not_pinned", "an oci package names no exact tag or digest (no tag, `latest` or another dist-tag, or a reference that does not parse)";
     /// A shell metacharacter in a command-line part of a package.
     ShellMetacharacter => "shell_metacharacter", "a server.json runtimeHint or runtime/package argument holds a shell metacharacter (; & | $ ` ( ) < > quotes, backslash, control characters, braces outside a {variable}; blanks in runtimeHint), which runs commands when a client uses a shell";
+    /// A declared UI resource that is not a valid `ui://` resource.
+    UiResourceInvalid => "ui_resource_invalid", "a contract's UI resource is not a `ui://` URI, is declared twice, does not have MIME type text/html;profile=mcp-app, or is not published under resources with that MIME type";
+    /// UI resource and tool links disagree.
+    UiLinkMismatch => "ui_link_mismatch", "a UI resource names no linked tool or one that is missing or whose _meta.ui.resourceUri does not point back, a tool points at an undeclared ui:// resource, or the published _meta.ui (csp, permissions, visibility) differs from the declaration";
+    /// Invalid UI visibility.
+    UiVisibilityInvalid => "ui_visibility_invalid", "a UI resource declares no visibility, or a tool publishes a _meta.ui.visibility value other than app and model";
+    /// A CSP domain outside policy.
+    UiCspOriginNotAllowed => "ui_csp_origin_not_allowed", "a UI resource CSP domain is not a canonical https origin (https://host[:port], no path, no wildcard) or is not in the UI policy's allowed_csp_origins";
+    /// A sensitive UI permission without approval.
+    UiSensitivePermissionUnapproved => "ui_sensitive_permission_unapproved", "a UI resource requests camera, microphone, geolocation or clipboard-write without a permission_approval, or the UI policy does not allow it";
+    /// UI content file refused.
+    UiContentRefused => "ui_content_refused", "a UI resource's content file is outside the UI root (absolute path, `..`, backslash), a symbolic link, not a regular file, missing, over max_ui_bytes, or different from its reviewed sha256/size";
 }
 
 impl fmt::Display for Code {

@@ -190,6 +190,11 @@ fn server_json_fixtures() {
 }
 
 #[test]
+fn ui_resources_fixtures() {
+    assert_dir("ui-resources", CheckKind::UiResources, 40);
+}
+
+#[test]
 fn url_fixtures() {
     assert_dir("url", CheckKind::Url, 60);
 }

@@ -8,6 +8,7 @@ mod approvals_cmd;
 mod config;
 mod output;
 mod pins_cmd;
+mod ui_files;
 
 use anyhow::{Context, Result};
 use bastion_core::check::{self, CheckKind};
@@ -64,10 +65,15 @@ enum Command {
     },
     /// Run one detector family on one input (a file, or `-` / nothing for stdin).
     Check {
-        /// message | descriptor | result | drift | confirmation | url | elicitation
+        /// message | descriptor | result | drift | confirmation | url | elicitation |
+        /// server-json | ui-resources
         kind: String,
         /// Input file (JSON); `-` or absent reads stdin.
         input: Option<PathBuf>,
+        /// ui-resources: read the declared content files below this folder (no symlinks
+        /// followed) and judge their size and hash too.
+        #[arg(long)]
+        ui_root: Option<PathBuf>,
     },
     /// Print the table of finding codes (markdown).
     Codes,
@@ -206,15 +212,21 @@ fn run(cli: Cli) -> Result<i32, Failure> {
     let cfg = config::load(cli.config.as_deref()).map_err(input)?;
     let store_url = cli.store.clone().unwrap_or_else(config::default_store_url);
     match cli.command {
-        Command::Check { kind, input: path } => {
+        Command::Check {
+            kind,
+            input: path,
+            ui_root,
+        } => {
             let kind = CheckKind::parse(&kind).map_err(input)?;
             let text = read_input(path.as_deref()).map_err(input)?;
             let value = bastion_core::json::parse_value(&text, 10_000)
                 .map_err(|e| input(anyhow::anyhow!("input is not valid JSON: {e}")))?;
-            let value = if kind == CheckKind::Confirmation {
-                cfg.with_confirmation_policy(value)
-            } else {
-                value
+            let value = match (kind, ui_root) {
+                (CheckKind::Confirmation, _) => cfg.with_confirmation_policy(value),
+                (CheckKind::UiResources, Some(root)) => {
+                    ui_files::with_file_facts(value, &root).map_err(input)?
+                }
+                _ => value,
             };
             let report = check::run(kind, &value, &cfg.limits).map_err(input)?;
             let printed = if cli.json {

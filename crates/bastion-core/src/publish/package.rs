@@ -173,7 +173,6 @@ pub(crate) fn check_url(url: &Value, path: &str, findings: &mut Vec<Finding>) {
 
 fn check_sha256(value: Option<&Value>, path: &str, required: bool, findings: &mut Vec<Finding>) {
     let at = pointer_push(path, "fileSha256");
-    let ok = |s: &str| s.len() == 64 && s.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
     match value {
         None if required => findings.push(high(
             Code::PackageSha256Missing,
@@ -181,7 +180,7 @@ fn check_sha256(value: Option<&Value>, path: &str, required: bool, findings: &mu
             "an mcpb package needs fileSha256 (SHA-256 of the bundle, 64 lowercase hex digits) so clients can verify the download".into(),
         )),
         None => {}
-        Some(Value::String(s)) if ok(s) => {}
+        Some(Value::String(s)) if super::ui_content::is_sha256(s) => {}
         Some(_) => findings.push(high(
             Code::PackageSha256Missing,
             &at,
