@@ -6,6 +6,7 @@
 
 mod approvals_cmd;
 mod config;
+mod from_server;
 mod output;
 mod pins_cmd;
 mod ui_files;
@@ -77,6 +78,11 @@ enum Command {
     },
     /// Print the table of finding codes (markdown).
     Codes,
+    /// Publisher contract manifests.
+    Contract {
+        #[command(subcommand)]
+        command: from_server::ContractCommand,
+    },
     /// Review descriptor and launch-config pins (list, show, diff, approve, revoke).
     Pins {
         #[command(subcommand)]
@@ -288,6 +294,44 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 printed_ok(output::print_audit(&events, cli.json))?;
                 Ok(0)
             })
+        }
+        Command::Contract {
+            command:
+                from_server::ContractCommand::FromServer {
+                    output: out,
+                    server_id,
+                    owner,
+                    name,
+                    command,
+                },
+        } => {
+            let name = name.unwrap_or_else(|| default_name(&command));
+            let rt = runtime()?;
+            let report = rt
+                .block_on(scan::scan(&command, &cfg.limits, &name))
+                .map_err(internal)?;
+            let (manifest, notes) =
+                from_server::manifest_from_scan(&report, server_id.as_deref(), &owner)
+                    .map_err(internal)?;
+            let mut bytes = serde_json::to_vec_pretty(&manifest).map_err(internal)?;
+            bytes.push(b'\n');
+            from_server::write_atomic(&out, &bytes).map_err(input)?;
+            if !cli.quiet {
+                for note in &notes {
+                    eprintln!("mcp-bastion: {note}");
+                }
+                eprintln!(
+                    "mcp-bastion: wrote {} ({} tools, {} prompts, {} resources, {} templates); review every governance field before `contract build`",
+                    out.display(),
+                    manifest["tools"].as_array().map_or(0, Vec::len),
+                    manifest["prompts"].as_array().map_or(0, Vec::len),
+                    manifest["resources"].as_array().map_or(0, Vec::len),
+                    manifest["resource_templates"]
+                        .as_array()
+                        .map_or(0, Vec::len),
+                );
+            }
+            Ok(0)
         }
         Command::Scan { name, command } => {
             let name = name.unwrap_or_else(|| default_name(&command));
