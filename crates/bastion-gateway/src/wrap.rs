@@ -47,6 +47,9 @@ pub struct WrapConfig {
     /// Elicitation mediation: URL gate policy and the consent-ledger store (without a
     /// store, URL-mode requests are refused).
     pub elicitation: crate::relay::ElicitSetup,
+    /// A signed contract (verified by the caller) whose entries the listings must match;
+    /// anything else is withheld and its calls refused (`contract_mismatch`).
+    pub contract: Option<Arc<bastion_core::publish::ContractIndex>>,
 }
 
 /// Where pins live and how strictly they apply.
@@ -89,6 +92,7 @@ impl WrapConfig {
             pinning: None,
             confirmation: None,
             elicitation: crate::relay::ElicitSetup::default(),
+            contract: None,
         }
     }
 }
@@ -155,17 +159,20 @@ where
     let server_writer = tokio::spawn(write_frames(server_rx, server_in, close_server.clone()));
     let stderr_pump = tokio::spawn(pump_stderr(server_err, cfg.name.clone()));
 
-    let relay = Arc::new(Relay::new(
-        cfg.name.clone(),
-        cfg.limits.clone(),
-        cfg.result.clone(),
-        to_host,
-        to_server,
-        audit,
-        pinning,
-        cfg.confirmation.clone(),
-        cfg.elicitation.clone(),
-    ));
+    let relay = Arc::new(
+        Relay::new(
+            cfg.name.clone(),
+            cfg.limits.clone(),
+            cfg.result.clone(),
+            to_host,
+            to_server,
+            audit,
+            pinning,
+            cfg.confirmation.clone(),
+            cfg.elicitation.clone(),
+        )
+        .with_contract(cfg.contract.clone()),
+    );
     let timers = tokio::spawn({
         let r = relay.clone();
         async move { r.run_timers().await }

@@ -6,8 +6,12 @@
 //!   (`mcp-bastion check ui-resources`, `contract build`), with the content-file rules in
 //!   [`ui_content`] and the `check` entry point in [`ui_check`].
 //!
+//! * [`enforce`]: a signed contract's entries as the gateway enforces them
+//!   (`wrap --contract`).
+//!
 //! Pure like the rest of the core: callers read the files and pass values in.
 
+pub mod enforce;
 pub mod package;
 pub mod server_json;
 pub mod shell;
@@ -16,6 +20,7 @@ pub mod ui_content;
 pub mod ui_resources;
 pub mod versions;
 
+pub use enforce::{ContractIndex, EnforceError, LiveMatch};
 pub use server_json::{ServerJsonError, check_server_json};
 pub use ui_check::{UiInputError, check_ui_input, fill_ui_content};
 pub use ui_resources::{

@@ -8,6 +8,7 @@
 mod approve;
 mod approve_record;
 mod approve_stateless;
+mod contract;
 mod elicit;
 mod elicit_required;
 mod host;
@@ -102,6 +103,8 @@ struct State {
     /// Shared so a decision reads a snapshot without copying it; a push copies only while
     /// a snapshot is alive.
     history: Arc<Vec<bastion_core::confirm::HistoryEntry>>,
+    /// The signed contract the listings must match (`wrap --contract`).
+    contract: Option<contract::ContractGuard>,
 }
 
 /// A listed tool's outputSchema and, after the first call that needed it, the compiled
@@ -119,7 +122,7 @@ type CompiledSchema =
 
 impl State {
     /// Why `target` of `method` is refused, if it is: `blocked_descriptor` (the detectors
-    /// withheld it) or `pending_review` (it changed since it was pinned, is new under
+    /// withheld it), `contract_mismatch` (outside the enforced contract) or `pending_review` (it changed since it was pinned, is new under
     /// `strict` pinning, or was revoked).
     fn withheld_reason(&self, method: &str, target: &str) -> Option<&'static str> {
         let list = guarded_list(method)?;
@@ -138,6 +141,9 @@ impl State {
             || in_template(&self.withheld_templates)
         {
             return Some("blocked_descriptor");
+        }
+        if self.contract_refuses(list, &key) {
+            return Some(contract::CONTRACT_MISMATCH);
         }
         if self
             .pending_review
@@ -324,6 +330,16 @@ fn audit_target(method: &str, target: Option<&str>) -> Option<String> {
     })
 }
 
+/// A listed key as the withheld sets of list `member` hold it: resources as
+/// [`uri::resource_key`]s, other keys as they are.
+fn guarded_key(member: &str, key: &str) -> String {
+    if member == "resources" {
+        uri::resource_key(key)
+    } else {
+        key.to_owned()
+    }
+}
+
 /// The list member whose withheld set guards `method`'s target.
 fn guarded_list(method: &str) -> Option<&'static str> {
     match method {
@@ -399,6 +415,15 @@ impl Relay {
             elicit,
             session: format!("{own_nonce:016x}-{}", crate::now_ms()),
         }
+    }
+
+    /// Enforces `index` on every listing and call (`wrap --contract`).
+    pub(crate) fn with_contract(
+        self,
+        index: Option<Arc<bastion_core::publish::ContractIndex>>,
+    ) -> Self {
+        self.state().contract = index.map(contract::ContractGuard::new);
+        self
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {

@@ -1,0 +1,143 @@
+//! `wrap --contract` (issue 7 item 8) in front of `tests/servers/contract_server.py`, a
+//! server that lists an unsigned tool, a changed tool, an unsigned resource and omits a
+//! signed tool: only the signed entries reach the host, calls to the others are refused
+//! without reaching the server (`contract_mismatch`), the missing entry is audited.
+
+use super::{Host, audit_reasons, reason};
+use bastion_core::contract::{parse_source, reviewed_manifest};
+use bastion_core::publish::ContractIndex;
+use bastion_gateway::WrapConfig;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+fn contract_server() -> Vec<String> {
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/servers/contract_server.py");
+    vec!["python3".into(), script.display().to_string()]
+}
+
+fn order_schema() -> Value {
+    json!({"type": "object", "properties": {"order_id": {"type": "string"}},
+           "required": ["order_id"], "additionalProperties": false})
+}
+
+/// The contract the publisher signed: the descriptors as reviewed (members in another
+/// order than the server writes them: RFC 8785 hashing ignores order).
+fn signed_source() -> Value {
+    json!({
+        "format": "mcp-bastion-contract/1",
+        "server_id": "io.example/orders",
+        "contract_version": 3,
+        "protocol_version": "2025-11-25",
+        "owner": "orders team",
+        "tools": [
+            {"annotations": {"destructiveHint": false, "readOnlyHint": true},
+             "inputSchema": order_schema(), "description": "Look up the status of one order.",
+             "name": "lookup_order", "risk_tier": "low", "side_effects": [],
+             "read_only": true, "destructive": false, "requires_human_approval": false},
+            {"name": "cancel_order", "description": "Cancel one order.",
+             "inputSchema": order_schema(),
+             "annotations": {"readOnlyHint": false, "destructiveHint": true},
+             "risk_tier": "high", "side_effects": ["cancels the order"],
+             "read_only": false, "destructive": true, "requires_human_approval": true},
+            {"name": "archive_order", "description": "Archive one delivered order.",
+             "inputSchema": order_schema(),
+             "annotations": {"readOnlyHint": false, "destructiveHint": false},
+             "risk_tier": "medium", "side_effects": ["moves the order to the archive"],
+             "read_only": false, "destructive": false, "requires_human_approval": false}
+        ],
+        "prompts": [{"name": "order_summary", "description": "Summarize recent orders."}],
+        "resources": [{"uri": "orders://index", "name": "Order index", "mimeType": "application/json"}],
+        "resource_templates": [],
+        "ui_resources": []
+    })
+}
+
+fn index() -> Arc<ContractIndex> {
+    let bytes = serde_json::to_vec(&signed_source()).unwrap();
+    let source = parse_source(&bytes).unwrap();
+    let reviewed = reviewed_manifest(source, &bytes, &"a".repeat(40), 1_780_000_000).unwrap();
+    Arc::new(ContractIndex::from_reviewed(&reviewed).unwrap())
+}
+
+fn names(r: &Value, member: &str, key: &str) -> Vec<String> {
+    r["result"][member]
+        .as_array()
+        .unwrap_or_else(|| panic!("no {member}: {r}"))
+        .iter()
+        .map(|d| d[key].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_signed_entries_reach_the_host() {
+    let mut cfg = WrapConfig::new("orders", contract_server());
+    cfg.contract = Some(index());
+    let mut h = Host::start_with(cfg).await;
+    let r = h
+        .request("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}))
+        .await;
+    assert_eq!(r["result"]["serverInfo"]["name"], "orders", "{r}");
+    h.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .await;
+
+    // The unsigned tool and the changed one are withheld; the signed one is shown.
+    let tools = h.request("tools/list", json!({})).await;
+    assert_eq!(names(&tools, "tools", "name"), ["lookup_order"], "{tools}");
+    let prompts = h.request("prompts/list", json!({})).await;
+    assert_eq!(names(&prompts, "prompts", "name"), ["order_summary"]);
+    let resources = h.request("resources/list", json!({})).await;
+    assert_eq!(names(&resources, "resources", "uri"), ["orders://index"]);
+
+    // The signed tool runs; the others are refused without reaching the server,
+    // including a signed tool the server did not list in the signed form.
+    let ok = h.call("lookup_order", json!({"order_id": "o-1"})).await;
+    assert_eq!(
+        ok["result"]["content"][0]["text"], "ran lookup_order",
+        "{ok}"
+    );
+    for tool in ["debug_dump", "cancel_order", "never_listed"] {
+        let r = h.call(tool, json!({"order_id": "o-1"})).await;
+        assert_eq!(reason(&r), "contract_mismatch", "{tool}: {r}");
+        assert!(
+            r["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("signed contract"),
+            "{r}"
+        );
+    }
+    let read = h
+        .request("resources/read", json!({"uri": "orders://internal-notes"}))
+        .await;
+    assert_eq!(reason(&read), "contract_mismatch", "{read}");
+    let read = h
+        .request("resources/read", json!({"uri": "orders://index"}))
+        .await;
+    assert_eq!(
+        read["result"]["contents"][0]["text"], "contents of orders://index",
+        "{read}"
+    );
+    let (_, store) = h.finish().await;
+    let reasons = audit_reasons(&store).await;
+    let count = |r: &str| reasons.iter().filter(|x| *x == r).count();
+    // Listing: debug_dump, cancel_order, orders://internal-notes withheld; calls: 4
+    // refused.
+    assert!(count("contract_mismatch") >= 7, "{reasons:?}");
+    assert_eq!(count("contract_missing"), 1, "{reasons:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_contract_the_same_server_is_relayed_as_before() {
+    let mut h = Host::start_with(WrapConfig::new("orders", contract_server())).await;
+    h.request("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}))
+        .await;
+    let tools = h.request("tools/list", json!({})).await;
+    assert_eq!(
+        names(&tools, "tools", "name"),
+        ["cancel_order", "debug_dump", "lookup_order"]
+    );
+    let r = h.call("debug_dump", json!({})).await;
+    assert_eq!(r["result"]["content"][0]["text"], "ran debug_dump", "{r}");
+    h.finish().await;
+}

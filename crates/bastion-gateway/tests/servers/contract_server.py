@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""An MCP stdio server (legacy era, standard library only) whose listings differ from the
+contract its publisher signed: `wrap --contract` must show only the signed entries.
+
+What it lists, against the contract in tests/gateway/contract.rs:
+
+tools      lookup_order   as signed
+           cancel_order   signed with another description (changed after review)
+           debug_dump     not in the contract (an unsigned tool added later)
+           archive_order  signed, but this server does not list it (missing)
+prompts    order_summary  as signed
+resources  orders://index as signed;  orders://internal-notes not in the contract
+
+Every tool answers its name, so a test can tell whether a call reached the server.
+"""
+import json
+import sys
+
+SCHEMA = {"type": "object", "properties": {"order_id": {"type": "string"}},
+          "required": ["order_id"], "additionalProperties": False}
+TOOLS = [
+    {"name": "lookup_order", "description": "Look up the status of one order.",
+     "inputSchema": SCHEMA, "annotations": {"readOnlyHint": True, "destructiveHint": False}},
+    {"name": "cancel_order", "description": "Cancel one order and refund it to any card on file.",
+     "inputSchema": SCHEMA, "annotations": {"readOnlyHint": False, "destructiveHint": True}},
+    {"name": "debug_dump", "description": "Dump the order database.",
+     "inputSchema": {"type": "object", "additionalProperties": False}},
+]
+PROMPTS = [{"name": "order_summary", "description": "Summarize recent orders."}]
+RESOURCES = [
+    {"uri": "orders://index", "name": "Order index", "mimeType": "application/json"},
+    {"uri": "orders://internal-notes", "name": "Internal notes", "mimeType": "text/plain"},
+]
+
+out = sys.stdout.buffer
+
+
+def send(obj):
+    out.write(json.dumps(obj, separators=(",", ":")).encode() + b"\n")
+    out.flush()
+
+
+for line in sys.stdin.buffer:
+    line = line.strip()
+    if not line:
+        continue
+    msg = json.loads(line)
+    method, mid, params = msg.get("method"), msg.get("id"), msg.get("params") or {}
+    if mid is None:
+        continue
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"protocolVersion": "2025-11-25",
+              "capabilities": {"tools": {}, "prompts": {}, "resources": {}},
+              "serverInfo": {"name": "orders", "version": "1.0"}}})
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS}})
+    elif method == "prompts/list":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"prompts": PROMPTS}})
+    elif method == "resources/list":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"resources": RESOURCES}})
+    elif method == "resources/read":
+        uri = params.get("uri")
+        send({"jsonrpc": "2.0", "id": mid, "result": {"contents": [
+            {"uri": uri, "mimeType": "text/plain", "text": "contents of " + str(uri)}]}})
+    elif method == "tools/call":
+        send({"jsonrpc": "2.0", "id": mid, "result": {"content": [
+            {"type": "text", "text": "ran " + str(params.get("name"))}]}})
+    else:
+        send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "Method not found"}})
