@@ -278,6 +278,14 @@ finding_codes! {
     ElicitationModeNotDeclared => "elicitation_mode_not_declared", "a server asks in an elicitation mode (form or url) the host did not declare or policy turned off; refused";
     /// Elicitation schema refused.
     ElicitationSchemaRefused => "elicitation_schema_refused", "a form elicitation's requestedSchema is not a flat object of allowed primitive kinds within size limits; refused";
+    /// Contract entry name invalid.
+    ContractNameInvalid => "contract_name_invalid", "a contract manifest's tool or prompt name is outside [A-Za-z][A-Za-z0-9_.-]{0,127}; contract build refuses it";
+    /// Contract input schema open.
+    ContractSchemaOpen => "contract_schema_open", "a contract manifest's tool inputSchema root is not type object with additionalProperties false; contract build refuses it";
+    /// Contract annotations disagree with governance fields.
+    ContractAnnotationMismatch => "contract_annotation_mismatch", "a contract manifest's tool annotations (readOnlyHint, destructiveHint) disagree with its read_only / destructive fields; contract build refuses it";
+    /// Contract field invalid.
+    ContractFieldInvalid => "contract_field_invalid", "a contract manifest field is out of range (server_id, protocol_version, owner, contract_version, side effect, cache hint); contract build refuses it";
     /// A registry server.json lacks a member or has one of the wrong type.
     ServerJsonMalformed => "server_json_malformed", "a registry server.json lacks a required member (name, description, version; a package's registryType, identifier or transport; a remote's type or url) or has one of the wrong type";
     /// The server name is not a reverse-DNS namespace plus a name.

@@ -2,7 +2,7 @@
 //!
 //! Persistent state of MCP Bastion behind one async API: the audit log, descriptor pins
 //! and server launch configs, approval grants and confirmation decisions, the URL consent
-//! ledger and elicitation flows.
+//! ledger, elicitation flows, and accepted and activated contract manifests.
 //!
 //! Backend: [`sqlx`] with `SQLite` as the embedded default (file in WAL mode, created with
 //! its parent directory). `sqlx` was chosen over `rusqlite` because one async API covers
@@ -17,11 +17,13 @@
 mod approvals;
 mod audit;
 mod consent;
+mod contracts;
 mod pins;
 
 pub use approvals::{ApprovalDecision, Grant, GrantFilter};
 pub use audit::{AuditEvent, AuditQuery};
 pub use consent::{ConsentError, ConsentRecord, FlowRecord};
+pub use contracts::{AcceptedContract, ContractActivation};
 pub use pins::{PinFilter, PinRecord, PinState, ServerRecord};
 
 use sqlx::SqlSafeStr;
@@ -108,6 +110,13 @@ fn migrator() -> Migrator {
             "elicitation".into(),
             MigrationType::Simple,
             include_str!("../migrations/sqlite/0004_elicitation.sql").into_sql_str(),
+            false,
+        ),
+        Migration::new(
+            5,
+            "contracts".into(),
+            MigrationType::Simple,
+            include_str!("../migrations/sqlite/0005_contracts.sql").into_sql_str(),
             false,
         ),
     ])

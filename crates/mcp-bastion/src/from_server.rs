@@ -24,12 +24,12 @@ use bastion_core::detect::DescriptorKind;
 use bastion_gateway::scan::{ScanItem, ScanReport};
 use clap::Subcommand;
 use serde_json::{Map, Value, json};
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-/// `contract …` subcommands of this module.
+/// `contract …`: `from-server` here, the publisher commands of
+/// [`crate::contract_cmd::ContractCommand`] flattened beside it.
 #[derive(Debug, Subcommand)]
-pub(crate) enum ContractCommand {
+pub(crate) enum ContractCli {
     /// Write a source manifest from a live server's lists (a starting point to review).
     FromServer {
         /// Where to write the source manifest.
@@ -48,6 +48,8 @@ pub(crate) enum ContractCommand {
         #[arg(last = true, required = true, num_args = 1..)]
         command: Vec<String>,
     },
+    #[command(flatten)]
+    Publisher(crate::contract_cmd::ContractCommand),
 }
 
 /// Published members the contract format carries, per kind.
@@ -279,44 +281,6 @@ fn ui_declarations(tools: &[Value], resources: &[Value]) -> Vec<Value> {
         out.push(decl);
     }
     out
-}
-
-/// Writes `bytes` to `path` through a temporary file in the same folder and a rename,
-/// mode 0600 on Unix.
-///
-/// # Errors
-/// The folder is not writable.
-pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or_else(|| Path::new("."));
-    let mut tmp = tempfile_in(dir)?;
-    tmp.1.write_all(bytes)?;
-    tmp.1.sync_all()?;
-    std::fs::rename(&tmp.0, path).with_context(|| format!("cannot write {}", path.display()))?;
-    Ok(())
-}
-
-fn tempfile_in(dir: &Path) -> anyhow::Result<(PathBuf, std::fs::File)> {
-    let mut opts = std::fs::OpenOptions::new();
-    opts.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        opts.mode(0o600);
-    }
-    for n in 0..100u32 {
-        let candidate = dir.join(format!(".mcp-bastion-{}-{n}.tmp", std::process::id()));
-        match opts.open(&candidate) {
-            Ok(f) => return Ok((candidate, f)),
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(e) => {
-                return Err(e).with_context(|| format!("cannot write in {}", dir.display()));
-            }
-        }
-    }
-    bail!("cannot create a temporary file in {}", dir.display())
 }
 
 #[cfg(test)]

@@ -6,6 +6,10 @@
 
 mod approvals_cmd;
 mod config;
+mod contract_cmd;
+mod contract_gate;
+mod contract_io;
+mod contract_show;
 mod from_server;
 mod output;
 mod pins_cmd;
@@ -78,11 +82,6 @@ enum Command {
     },
     /// Print the table of finding codes (markdown).
     Codes,
-    /// Publisher contract manifests.
-    Contract {
-        #[command(subcommand)]
-        command: from_server::ContractCommand,
-    },
     /// Review descriptor and launch-config pins (list, show, diff, approve, revoke).
     Pins {
         #[command(subcommand)]
@@ -92,6 +91,12 @@ enum Command {
     Approvals {
         #[command(subcommand)]
         command: approvals_cmd::ApprovalsCommand,
+    },
+    /// Publisher contract manifests: from-server, build, check, keygen, sign, verify,
+    /// approve, activate, diff.
+    Contract {
+        #[command(subcommand)]
+        command: from_server::ContractCli,
     },
     /// Print the audit log.
     Audit {
@@ -252,6 +257,19 @@ fn run(cli: Cli) -> Result<i32, Failure> {
         Command::Approvals { command } => store_command(&store_url, async |store| {
             approvals_cmd::run(store, command, cli.json).await
         }),
+        Command::Contract {
+            command: from_server::ContractCli::Publisher(command),
+        } => match contract_cmd::run(command, cli.json, &store_url) {
+            Ok(code) => Ok(code),
+            Err(e)
+                if e.downcast_ref::<contract_io::ContractInputError>()
+                    .is_some() =>
+            {
+                Err(input(e))
+            }
+            Err(e) if output::is_broken_pipe(&e) => Ok(0),
+            Err(e) => Err(internal(e)),
+        },
         Command::Codes => {
             printed_ok(
                 write!(std::io::stdout().lock(), "{}", bastion_core::Code::table())
@@ -297,7 +315,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
         }
         Command::Contract {
             command:
-                from_server::ContractCommand::FromServer {
+                from_server::ContractCli::FromServer {
                     output: out,
                     server_id,
                     owner,
@@ -315,7 +333,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                     .map_err(internal)?;
             let mut bytes = serde_json::to_vec_pretty(&manifest).map_err(internal)?;
             bytes.push(b'\n');
-            from_server::write_atomic(&out, &bytes).map_err(input)?;
+            contract_io::write_atomic(&out, &bytes).map_err(input)?;
             if !cli.quiet {
                 for note in &notes {
                     eprintln!("mcp-bastion: {note}");

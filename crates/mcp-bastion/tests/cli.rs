@@ -922,3 +922,6 @@ fn strict_pinning_refuses_an_unapproved_launch_config() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[path = "cli/contract.rs"]
+mod contract;

@@ -15,21 +15,45 @@
 //!
 //! The format is documented in `docs/contract.md` and `docs/contract.schema.json`.
 
+mod approval;
 mod cache;
+mod diff;
 mod error;
 mod hash;
+mod invariants;
+mod keys;
+mod refusal;
 mod reviewed;
+mod signature;
 mod source;
 mod ui;
+mod widen;
 
+pub use approval::{
+    APPROVAL_FORMAT, APPROVERS_FORMAT, ApprovalCheck, ApprovalReceipt, DEFAULT_MAX_AGE_SECS,
+    Decision, MAX_CLOCK_SKEW_SECS, MIN_APPROVERS, TrustedApprover, TrustedApprovers,
+    approve_manifest, check_approvals, parse_approvers, parse_receipt,
+};
 pub use cache::{CACHEABLE_METHODS, CacheHint, CachePolicy, CacheScope};
+pub use diff::{ChangedEntry, ContractDiff, EntryRef, Escalation, EscalationKind, diff_manifests};
 pub use error::ContractError;
 pub use hash::{
     EntryHash, EntryKind, entry_hash, entry_hashes, live_contract_hash, live_key, ui_hash,
 };
+pub use invariants::{check_invariants, is_contract_name};
+pub use keys::{
+    ALGORITHM, PUBLIC_KEY_FORMAT, PublicKey, PublicKeyFile, SECRET_KEY_FORMAT, SecretKey,
+    SecretKeyFile, artifact_bytes, generate_key, key_id, parse_public_key, parse_secret_key,
+    public_key_from,
+};
+pub use refusal::Refusal;
 pub use reviewed::{
     MAX_ARTIFACT_DEPTH, Mismatch, REVIEWED_FORMAT, ReviewedManifest, check_reviewed, is_commit_id,
     manifest_sha256, parse_reviewed, parse_source, reviewed_bytes, reviewed_manifest,
+};
+pub use signature::{
+    LastAccepted, SIGNATURE_FORMAT, SignatureEnvelope, Verification, parse_signature,
+    read_reviewed, rollback, sign_manifest, verify_manifest,
 };
 pub use source::{
     ContractEntry, PromptArgument, PromptEntry, ResourceEntry, ResourceTemplateEntry, RiskTier,

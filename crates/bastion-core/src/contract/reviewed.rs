@@ -105,8 +105,12 @@ pub fn parse_reviewed(bytes: &[u8]) -> Result<ReviewedManifest, ContractError> {
 pub fn manifest_sha256(bytes: &[u8]) -> Result<String, ContractError> {
     let what = "reviewed manifest";
     let (_, value): (ReviewedManifest, Value) = parse_artifact(bytes, what, REVIEWED_FORMAT)?;
-    let text =
-        canonical_json(&value).map_err(|source| ContractError::Canonical { what, source })?;
+    manifest_hash_of(&value, what)
+}
+
+/// SHA-256 of the canonical form of an already parsed artifact.
+pub(crate) fn manifest_hash_of(value: &Value, what: &'static str) -> Result<String, ContractError> {
+    let text = canonical_json(value).map_err(|source| ContractError::Canonical { what, source })?;
     Ok(sha256_hex(text.as_bytes()))
 }
 

@@ -13,6 +13,10 @@ use bastion_core::pins::canonical_json;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
+mod build;
+mod diff;
+mod tamper;
+
 /// Fixed build inputs of the golden reviewed manifest.
 pub(crate) const COMMIT: &str = "3f9c1e0b7a5d2c4e6f8091a2b3c4d5e6f7a8b9c0";
 pub(crate) const BUILT_AT: u64 = 1_767_225_600;
@@ -27,7 +31,7 @@ pub(crate) fn read(name: &str) -> Vec<u8> {
 }
 
 /// Compares `actual` with the golden file `name`, or rewrites it under `BASTION_BLESS=1`.
-fn golden(name: &str, actual: &[u8]) {
+pub(crate) fn golden(name: &str, actual: &[u8]) {
     let path = dir().join(name);
     if std::env::var_os("BASTION_BLESS").is_some() {
         std::fs::write(&path, actual).unwrap();
@@ -45,6 +49,11 @@ fn golden(name: &str, actual: &[u8]) {
 pub(crate) fn source() -> (SourceManifest, Vec<u8>) {
     let bytes = read("notes.source.json");
     (contract::parse_source(&bytes).unwrap(), bytes)
+}
+
+/// The golden reviewed manifest's bytes.
+pub(crate) fn golden_bytes() -> Vec<u8> {
+    read("notes.reviewed.json")
 }
 
 pub(crate) fn reviewed() -> ReviewedManifest {
@@ -212,4 +221,12 @@ fn governance_changes_change_the_review_hash_only() {
     assert_ne!(before.review_hash, after.review_hash);
     let r = contract::reviewed_manifest(src, &bytes, COMMIT, BUILT_AT).unwrap();
     assert_ne!(r, reviewed());
+}
+
+/// The golden source satisfies every build invariant.
+#[test]
+fn golden_source_passes_the_invariants() {
+    let (src, _) = source();
+    let findings = contract::check_invariants(&src);
+    assert!(findings.is_empty(), "{findings:#?}");
 }
