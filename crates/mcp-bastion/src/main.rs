@@ -14,6 +14,7 @@ mod from_server;
 mod output;
 mod pins_cmd;
 mod ui_files;
+mod wrap_contract;
 
 use anyhow::{Context, Result};
 use bastion_core::check::{self, CheckKind};
@@ -55,6 +56,8 @@ enum Command {
         /// Server name used in the audit log and errors (default: the command's file name).
         #[arg(long)]
         name: Option<String>,
+        #[command(flatten)]
+        contract: wrap_contract::ContractFlags,
         /// The server command and its arguments, after `--`.
         #[arg(last = true, required = true, num_args = 1..)]
         command: Vec<String>,
@@ -366,9 +369,31 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             }
             Ok(i32::from(report.verdict() >= bastion_core::Verdict::Flag))
         }
-        Command::Wrap { name, command } => {
+        Command::Wrap {
+            name,
+            contract,
+            command,
+        } => {
             let name = name.unwrap_or_else(|| default_name(&command));
+            let contract = match wrap_contract::load(&contract, &store_url) {
+                Ok(wrap_contract::Loaded::Absent) => None,
+                Ok(wrap_contract::Loaded::Enforce(index)) => Some(index),
+                Ok(wrap_contract::Loaded::Refused(lines)) => {
+                    eprint!(
+                        "mcp-bastion: the contract for server {name:?} is refused; the server is not started\n{lines}"
+                    );
+                    return Ok(1);
+                }
+                Err(e)
+                    if e.downcast_ref::<contract_io::ContractInputError>()
+                        .is_some() =>
+                {
+                    return Err(input(e));
+                }
+                Err(e) => return Err(internal(e)),
+            };
             let mut wcfg = WrapConfig::new(name.clone(), command);
+            wcfg.contract = contract;
             wcfg.limits = cfg.limits.clone();
             wcfg.result =
                 bastion_core::result::ResultOptions::new(&cfg.limits, cfg.content.clone());

@@ -925,3 +925,6 @@ fn strict_pinning_refuses_an_unapproved_launch_config() {
 
 #[path = "cli/contract.rs"]
 mod contract;
+
+#[path = "cli/wrap_contract.rs"]
+mod wrap_contract;
