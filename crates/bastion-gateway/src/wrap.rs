@@ -50,6 +50,9 @@ pub struct WrapConfig {
     /// A signed contract (verified by the caller) whose entries the listings must match;
     /// anything else is withheld and its calls refused (`contract_mismatch`).
     pub contract: Option<Arc<bastion_core::publish::ContractIndex>>,
+    /// Publisher mode (`mcp-bastion publish`): cache hints from the contract, and
+    /// `list_changed` withheld while the contract is not the active one.
+    pub publish: Option<crate::relay::PublishSetup>,
 }
 
 /// Where pins live and how strictly they apply.
@@ -93,6 +96,7 @@ impl WrapConfig {
             confirmation: None,
             elicitation: crate::relay::ElicitSetup::default(),
             contract: None,
+            publish: None,
         }
     }
 }
@@ -171,7 +175,8 @@ where
             cfg.confirmation.clone(),
             cfg.elicitation.clone(),
         )
-        .with_contract(cfg.contract.clone()),
+        .with_contract(cfg.contract.clone())
+        .with_publish(cfg.publish.clone()),
     );
     let timers = tokio::spawn({
         let r = relay.clone();

@@ -62,6 +62,19 @@ enum Command {
         #[arg(last = true, required = true, num_args = 1..)]
         command: Vec<String>,
     },
+    /// Run one's own MCP server behind the gateway, publishing exactly a signed contract:
+    /// its entries only (sorted), its cache hints on 2026-07-28 results, `list_changed`
+    /// withheld unless it is the active contract.
+    Publish {
+        /// Server name used in the audit log and errors (default: the command's file name).
+        #[arg(long)]
+        name: Option<String>,
+        #[command(flatten)]
+        contract: wrap_contract::PublishFlags,
+        /// The server command and its arguments, after `--`.
+        #[arg(last = true, required = true, num_args = 1..)]
+        command: Vec<String>,
+    },
     /// Start a server, list every tool, prompt, resource and template, and report findings.
     Scan {
         /// Server name for messages (default: the command's file name).
@@ -369,81 +382,119 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             }
             Ok(i32::from(report.verdict() >= bastion_core::Verdict::Flag))
         }
+        Command::Publish {
+            name,
+            contract,
+            command,
+        } => run_wrap(&cfg, &store_url, name, &contract.into(), command, true),
         Command::Wrap {
             name,
             contract,
             command,
-        } => {
-            let name = name.unwrap_or_else(|| default_name(&command));
-            let contract = match wrap_contract::load(&contract, &store_url) {
-                Ok(wrap_contract::Loaded::Absent) => None,
-                Ok(wrap_contract::Loaded::Enforce(index)) => Some(index),
-                Ok(wrap_contract::Loaded::Refused(lines)) => {
-                    eprint!(
-                        "mcp-bastion: the contract for server {name:?} is refused; the server is not started\n{lines}"
-                    );
-                    return Ok(1);
-                }
-                Err(e)
-                    if e.downcast_ref::<contract_io::ContractInputError>()
-                        .is_some() =>
-                {
-                    return Err(input(e));
-                }
-                Err(e) => return Err(internal(e)),
-            };
-            let mut wcfg = WrapConfig::new(name.clone(), command);
-            wcfg.contract = contract;
-            wcfg.limits = cfg.limits.clone();
-            wcfg.result =
-                bastion_core::result::ResultOptions::new(&cfg.limits, cfg.content.clone());
-            wcfg.grace_ms = cfg.gateway.shutdown_grace_ms;
-            let pin_mode = cfg.pinning.mode;
-            let policy = cfg.policy.clone();
-            let log_arguments = cfg.audit.log_arguments;
-            let elicit_policy = cfg.urls.elicit_policy();
-            let elicit_modes = cfg.elicitation.clone();
-            bastion_gateway::child::adopt_orphans();
-            // One thread runs the whole relay: no cross-thread wake-ups per frame.
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .context("cannot start the async runtime")
-                .map_err(internal)?;
-            let code = rt.block_on(async {
-                let store = Store::open(&store_url).await.map_err(internal)?;
-                let (sink, writer) = AuditSink::start(store.clone(), &name);
-                wcfg.pinning = Some(PinningSetup {
-                    store: store.clone(),
-                    mode: pin_mode,
-                });
-                wcfg.elicitation = bastion_gateway::ElicitSetup {
-                    policy: elicit_policy,
-                    store: Some(store.clone()),
-                    url_mode: elicit_modes.url_mode,
-                    form_mode: elicit_modes.form_mode,
-                };
-                wcfg.confirmation = Some(ConfirmSetup {
-                    policy: std::sync::Arc::new(policy),
-                    store: Some(store.clone()),
-                    log_arguments,
-                    tty_path: Some("/dev/tty".into()),
-                });
-                let (stdin, stdout) = (stdio::host_stdin(), stdio::host_stdout());
-                let code = wrap(wcfg, stdin, stdout, sink).await.map_err(internal)?;
-                // All sinks are dropped with the relay; let the writer drain.
-                let _ = tokio::time::timeout(std::time::Duration::from_secs(5), writer).await;
-                store.close().await;
-                Ok::<i32, Failure>(code)
-            })?;
-            // Children of the server that escaped its process group (setsid daemons).
-            bastion_gateway::child::kill_adopted();
-            // The host's stdin may still be held by a blocking reader thread: do not
-            // wait for it.
-            rt.shutdown_background();
-            Ok(code)
-        }
+        } => run_wrap(&cfg, &store_url, name, &contract, command, false),
     }
+}
+
+/// `wrap`, or `publish` (`publish` = true): contract enforcement when a contract is
+/// given; `publish` adds the contract's cache hints and the `list_changed` gate, and
+/// leaves out what guards a user against an untrusted server (pinning, tool-call
+/// confirmation): the server is the publisher's own and the signed contract fixes what
+/// it may publish.
+fn run_wrap(
+    cfg: &config::Config,
+    store_url: &str,
+    name: Option<String>,
+    contract: &wrap_contract::ContractFlags,
+    command: Vec<String>,
+    publish: bool,
+) -> Result<i32, Failure> {
+    let name = name.unwrap_or_else(|| default_name(&command));
+    let contract = match wrap_contract::load(contract, store_url) {
+        Ok(wrap_contract::Loaded::Absent) => None,
+        Ok(wrap_contract::Loaded::Enforce(v)) => Some(v),
+        Ok(wrap_contract::Loaded::Refused(lines)) => {
+            eprint!(
+                "mcp-bastion: the contract for server {name:?} is refused; the server is not started\n{lines}"
+            );
+            return Ok(1);
+        }
+        Err(e)
+            if e.downcast_ref::<contract_io::ContractInputError>()
+                .is_some() =>
+        {
+            return Err(input(e));
+        }
+        Err(e) => return Err(internal(e)),
+    };
+    let mut wcfg = WrapConfig::new(name.clone(), command);
+    wcfg.limits = cfg.limits.clone();
+    wcfg.result = bastion_core::result::ResultOptions::new(&cfg.limits, cfg.content.clone());
+    wcfg.grace_ms = cfg.gateway.shutdown_grace_ms;
+    let pin_mode = cfg.pinning.mode;
+    let policy = cfg.policy.clone();
+    let log_arguments = cfg.audit.log_arguments;
+    let elicit_policy = cfg.urls.elicit_policy();
+    let elicit_modes = cfg.elicitation.clone();
+    bastion_gateway::child::adopt_orphans();
+    // One thread runs the whole relay: no cross-thread wake-ups per frame.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+        .map_err(internal)?;
+    let code = rt.block_on(async {
+        let store = Store::open(store_url).await.map_err(internal)?;
+        if let Some(v) = contract {
+            if publish {
+                let active = store
+                    .active_contract(&v.index.server_id)
+                    .await
+                    .map_err(internal)?
+                    .is_some_and(|a| a.manifest_sha256 == v.manifest_sha256);
+                if !active {
+                    eprintln!(
+                        "mcp-bastion[{name}]: contract {} v{} is not the active contract (`contract activate`): list_changed notifications are withheld",
+                        v.index.server_id, v.index.contract_version
+                    );
+                }
+                wcfg.publish = Some(bastion_gateway::PublishSetup {
+                    cache: v.cache,
+                    active,
+                });
+            }
+            wcfg.contract = Some(v.index);
+        }
+        let (sink, writer) = AuditSink::start(store.clone(), &name);
+        wcfg.elicitation = bastion_gateway::ElicitSetup {
+            policy: elicit_policy,
+            store: Some(store.clone()),
+            url_mode: elicit_modes.url_mode,
+            form_mode: elicit_modes.form_mode,
+        };
+        if !publish {
+            wcfg.pinning = Some(PinningSetup {
+                store: store.clone(),
+                mode: pin_mode,
+            });
+            wcfg.confirmation = Some(ConfirmSetup {
+                policy: std::sync::Arc::new(policy),
+                store: Some(store.clone()),
+                log_arguments,
+                tty_path: Some("/dev/tty".into()),
+            });
+        }
+        let (stdin, stdout) = (stdio::host_stdin(), stdio::host_stdout());
+        let code = wrap(wcfg, stdin, stdout, sink).await.map_err(internal)?;
+        // All sinks are dropped with the relay; let the writer drain.
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(5), writer).await;
+        store.close().await;
+        Ok::<i32, Failure>(code)
+    })?;
+    // Children of the server that escaped its process group (setsid daemons).
+    bastion_gateway::child::kill_adopted();
+    // The host's stdin may still be held by a blocking reader thread: do not wait for it.
+    rt.shutdown_background();
+    Ok(code)
 }
 
 /// Records one audit event per scanned descriptor (direction `gateway`, reason `scan`).

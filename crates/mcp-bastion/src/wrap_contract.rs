@@ -6,6 +6,7 @@
 //! ([`bastion_core::publish::ContractIndex`]).
 
 use crate::contract_cmd::refusal_lines;
+use bastion_core::contract::CachePolicy;
 use bastion_core::publish::ContractIndex;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -25,12 +26,46 @@ pub(crate) struct ContractFlags {
     contract_pubkey: Option<PathBuf>,
 }
 
+/// The `publish` options: the same contract, required.
+#[derive(Debug, Clone, clap::Args)]
+pub(crate) struct PublishFlags {
+    /// Signed reviewed contract to publish: only its entries reach clients.
+    #[arg(long)]
+    contract: PathBuf,
+    /// Detached signature envelope of `--contract`.
+    #[arg(long)]
+    contract_sig: PathBuf,
+    /// Public key of the contract's signer.
+    #[arg(long)]
+    contract_pubkey: PathBuf,
+}
+
+impl From<PublishFlags> for ContractFlags {
+    fn from(p: PublishFlags) -> Self {
+        Self {
+            contract: Some(p.contract),
+            contract_sig: Some(p.contract_sig),
+            contract_pubkey: Some(p.contract_pubkey),
+        }
+    }
+}
+
+/// A verified contract, ready to enforce.
+pub(crate) struct Verified {
+    /// Its entries.
+    pub(crate) index: Arc<ContractIndex>,
+    /// Its cache policy (default: none).
+    pub(crate) cache: CachePolicy,
+    /// Its manifest hash (what activations record).
+    pub(crate) manifest_sha256: String,
+}
+
 /// What the flags amount to.
 pub(crate) enum Loaded {
     /// No contract given.
     Absent,
     /// Verified: enforce it.
-    Enforce(Arc<ContractIndex>),
+    Enforce(Verified),
     /// Refused (the lines say why): the server is not started.
     Refused(String),
 }
@@ -52,7 +87,11 @@ pub(crate) fn load(flags: &ContractFlags, store_url: &str) -> anyhow::Result<Loa
         return Ok(Loaded::Refused(refusal_lines(&v.refusals)));
     }
     match ContractIndex::from_reviewed(&v.manifest) {
-        Ok(index) => Ok(Loaded::Enforce(Arc::new(index))),
+        Ok(index) => Ok(Loaded::Enforce(Verified {
+            index: Arc::new(index),
+            cache: v.manifest.source.cache.clone().unwrap_or_default(),
+            manifest_sha256: v.manifest_sha256,
+        })),
         Err(e) => Ok(Loaded::Refused(format!("  refused: {e}\n"))),
     }
 }

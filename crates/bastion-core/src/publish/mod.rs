@@ -7,10 +7,12 @@
 //!   [`ui_content`] and the `check` entry point in [`ui_check`].
 //!
 //! * [`enforce`]: a signed contract's entries as the gateway enforces them
-//!   (`wrap --contract`).
+//!   (`wrap --contract`), and [`cache_hints`]: the contract's `ttlMs`/`cacheScope` on
+//!   2026-07-28 results (`publish`).
 //!
 //! Pure like the rest of the core: callers read the files and pass values in.
 
+pub mod cache_hints;
 pub mod enforce;
 pub mod package;
 pub mod server_json;
@@ -20,6 +22,7 @@ pub mod ui_content;
 pub mod ui_resources;
 pub mod versions;
 
+pub use cache_hints::{apply_cache_hint, cache_hint};
 pub use enforce::{ContractIndex, EnforceError, LiveMatch};
 pub use server_json::{ServerJsonError, check_server_json};
 pub use ui_check::{UiInputError, check_ui_input, fill_ui_content};

@@ -12,11 +12,13 @@ mod contract;
 mod elicit;
 mod elicit_required;
 mod host;
+mod publish;
 mod server;
 mod timers;
 
 pub(crate) use approve::OWN_ID_PREFIX;
 pub use elicit::ElicitSetup;
+pub use publish::PublishSetup;
 
 use crate::audit::AuditSink;
 use crate::io::{Outbox, Sent};
@@ -189,6 +191,8 @@ pub(crate) struct Relay {
     elicit: ElicitSetup,
     /// This gateway session's id (one `wrap` run), for flows and the consent ledger.
     session: String,
+    /// Publisher mode (`mcp-bastion publish`): cache hints, `list_changed` gate.
+    publish: Option<PublishSetup>,
 }
 
 /// A piece of audit work: computes the finished event.
@@ -414,6 +418,7 @@ impl Relay {
             state_key: random_state_key(),
             elicit,
             session: format!("{own_nonce:016x}-{}", crate::now_ms()),
+            publish: None,
         }
     }
 
@@ -423,6 +428,12 @@ impl Relay {
         index: Option<Arc<bastion_core::publish::ContractIndex>>,
     ) -> Self {
         self.state().contract = index.map(contract::ContractGuard::new);
+        self
+    }
+
+    /// Publisher mode (`mcp-bastion publish`).
+    pub(crate) fn with_publish(mut self, publish: Option<PublishSetup>) -> Self {
+        self.publish = publish;
         self
     }
 

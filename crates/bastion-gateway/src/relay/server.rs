@@ -264,6 +264,10 @@ impl Relay {
                 changed = true;
             }
         }
+        // Publisher mode: the contract's cache hints (2026-07-28).
+        if self.publish_hints(&req, &mut final_result) {
+            changed = true;
+        }
         // Forward first; the instruction scan of result texts (audit only) and the frame
         // digest run afterwards, large frames on a blocking thread.
         let mut out = if changed || cleaned.removed > 0 {
@@ -685,6 +689,9 @@ impl Relay {
     }
 
     async fn server_notification(&self, frame: Vec<u8>, mut map: Map<String, Value>, method: &str) {
+        if self.withhold_list_changed(method, frame.len()).await {
+            return;
+        }
         let ev = |v| Ev::new(S2H, "notification", v, frame.len()).method(method);
         if !method.starts_with("notifications/") {
             // A request method without an id: no answer is expected, none can be checked.

@@ -12,6 +12,10 @@ prompts    order_summary  as signed
 resources  orders://index as signed;  orders://internal-notes not in the contract
 
 Every tool answers its name, so a test can tell whether a call reached the server.
+It speaks both eras: `server/discover` (2026-07-28) answers with `resultType` and cache
+hints of its own that overstate what may be cached (`publish` must replace them), and
+`resources/read` of orders://ask answers `input_required`. The tool `announce` sends
+notifications/tools/list_changed.
 """
 import json
 import sys
@@ -24,6 +28,8 @@ TOOLS = [
     {"name": "cancel_order", "description": "Cancel one order and refund it to any card on file.",
      "inputSchema": SCHEMA, "annotations": {"readOnlyHint": False, "destructiveHint": True}},
     {"name": "debug_dump", "description": "Dump the order database.",
+     "inputSchema": {"type": "object", "additionalProperties": False}},
+    {"name": "announce", "description": "Tell clients the tool list changed.",
      "inputSchema": {"type": "object", "additionalProperties": False}},
 ]
 PROMPTS = [{"name": "order_summary", "description": "Summarize recent orders."}]
@@ -48,22 +54,40 @@ for line in sys.stdin.buffer:
     method, mid, params = msg.get("method"), msg.get("id"), msg.get("params") or {}
     if mid is None:
         continue
-    if method == "initialize":
+    stateless = method == "server/discover" or "io.modelcontextprotocol/protocolVersion" in (params.get("_meta") or {})
+
+    def answer(result):
+        if stateless:
+            # Over-generous hints of the server's own: a publisher gateway replaces them.
+            result = dict(result, resultType="complete", ttlMs=86400000, cacheScope="public")
+        send({"jsonrpc": "2.0", "id": mid, "result": result})
+
+    if method == "server/discover":
+        answer({"supportedVersions": ["2026-07-28"],
+                "capabilities": {"tools": {"listChanged": True}, "prompts": {}, "resources": {}},
+                "serverInfo": {"name": "orders", "version": "1.0"}})
+    elif method == "resources/read" and params.get("uri") == "orders://ask" and stateless:
+        send({"jsonrpc": "2.0", "id": mid, "result": {"resultType": "input_required", "ttlMs": 5000,
+              "cacheScope": "public", "inputRequests": {"q": {"method": "elicitation/create", "params": {
+                  "mode": "form", "message": "Which order?", "requestedSchema": {"type": "object",
+                  "properties": {"order_id": {"type": "string"}}, "required": ["order_id"]}}}}}})
+    elif method == "initialize":
         send({"jsonrpc": "2.0", "id": mid, "result": {"protocolVersion": "2025-11-25",
               "capabilities": {"tools": {}, "prompts": {}, "resources": {}},
               "serverInfo": {"name": "orders", "version": "1.0"}}})
     elif method == "tools/list":
-        send({"jsonrpc": "2.0", "id": mid, "result": {"tools": TOOLS}})
+        answer({"tools": TOOLS})
     elif method == "prompts/list":
-        send({"jsonrpc": "2.0", "id": mid, "result": {"prompts": PROMPTS}})
+        answer({"prompts": PROMPTS})
     elif method == "resources/list":
-        send({"jsonrpc": "2.0", "id": mid, "result": {"resources": RESOURCES}})
+        answer({"resources": RESOURCES})
     elif method == "resources/read":
         uri = params.get("uri")
-        send({"jsonrpc": "2.0", "id": mid, "result": {"contents": [
-            {"uri": uri, "mimeType": "text/plain", "text": "contents of " + str(uri)}]}})
+        answer({"contents": [{"uri": uri, "mimeType": "text/plain", "text": "contents of " + str(uri)}]})
     elif method == "tools/call":
-        send({"jsonrpc": "2.0", "id": mid, "result": {"content": [
-            {"type": "text", "text": "ran " + str(params.get("name"))}]}})
+        send({"jsonrpc": "2.0", "id": mid, "result": dict({"content": [
+            {"type": "text", "text": "ran " + str(params.get("name"))}]}, **({"resultType": "complete"} if stateless else {}))})
+        if params.get("name") == "announce":
+            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
     else:
         send({"jsonrpc": "2.0", "id": mid, "error": {"code": -32601, "message": "Method not found"}})

@@ -78,16 +78,12 @@ fn wrap_argv(dir: &Path, cmd: &[String]) -> Vec<String> {
     argv
 }
 
-#[test]
-fn wrap_contract_withholds_unsigned_tools_for_a_real_client() {
-    let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    // Confirmation is not what this test is about: every tool may run without asking.
-    allow_tools_of(d, "orders");
-    std::fs::write(d.join("orders.source.json"), source().to_string()).unwrap();
+/// Builds, keys and signs `orders.source.json` of `dir` as the publisher would:
+/// `orders.reviewed.json`, `release.key(.pub)`, `orders.sig`.
+fn publish_signed(dir: &Path, source: &Value) {
+    std::fs::write(dir.join("orders.source.json"), source.to_string()).unwrap();
     let commit = "5d41402abc4b2a76b9719d911017c592a1b2c3d4";
-    ok(&cli(
-        d,
+    for args in [
         &[
             "contract",
             "build",
@@ -96,11 +92,8 @@ fn wrap_contract_withholds_unsigned_tools_for_a_real_client() {
             "orders.reviewed.json",
             "--handler-commit",
             commit,
-        ],
-    ));
-    ok(&cli(d, &["contract", "keygen", "-o", "release.key"]));
-    ok(&cli(
-        d,
+        ][..],
+        &["contract", "keygen", "-o", "release.key"],
         &[
             "contract",
             "sign",
@@ -110,7 +103,39 @@ fn wrap_contract_withholds_unsigned_tools_for_a_real_client() {
             "-o",
             "orders.sig",
         ],
-    ));
+    ] {
+        ok(&cli(dir, args));
+    }
+}
+
+/// One Python SDK session (`mode` legacy or auto) through `argv`; returns its output
+/// and the gateway's stderr.
+fn sdk_session(dir: &Path, mode: &str, script: &Value, argv: &[String]) -> (Value, String) {
+    let out = Command::new(python())
+        .arg(workspace().join("crates/mcp-bastion/tests/e2e/session.py"))
+        .arg(mode)
+        .arg(script.to_string())
+        .arg("--")
+        .args(argv)
+        .env(
+            "MCP_BASTION_STORE",
+            format!("sqlite://{}", dir.join("store.db").display()),
+        )
+        .env("XDG_CONFIG_HOME", dir)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    (serde_json::from_slice(&out.stdout).unwrap(), err)
+}
+
+#[test]
+fn wrap_contract_withholds_unsigned_tools_for_a_real_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Confirmation is not what this test is about: every tool may run without asking.
+    allow_tools_of(d, "orders");
+    publish_signed(d, &source());
 
     let server = workspace().join("crates/bastion-gateway/tests/servers/contract_server.py");
     let argv = wrap_argv(d, &["python3".into(), server.display().to_string()]);
@@ -120,25 +145,7 @@ fn wrap_contract_withholds_unsigned_tools_for_a_real_client() {
         {"op": "call_tool", "name": "debug_dump", "arguments": {}},
         {"op": "call_tool", "name": "cancel_order", "arguments": {"order_id": "o-7"}}
     ]);
-    let out = Command::new(python())
-        .arg(workspace().join("crates/mcp-bastion/tests/e2e/session.py"))
-        .arg("legacy")
-        .arg(script.to_string())
-        .arg("--")
-        .args(&argv)
-        .env(
-            "MCP_BASTION_STORE",
-            format!("sqlite://{}", d.join("store.db").display()),
-        )
-        .env("XDG_CONFIG_HOME", d)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (v, _) = sdk_session(d, "legacy", &script, &argv);
     let steps = v["steps"].as_array().unwrap();
     let tools: Vec<&str> = steps[0]["tools"]
         .as_array()
@@ -189,4 +196,34 @@ fn wrap_contract_withholds_unsigned_tools_for_a_real_client() {
         err.contains("refused") && !err.contains("SERVER-RAN"),
         "{err}"
     );
+}
+
+/// `publish --contract` in front of the same server, reached by the Python SDK in the
+/// 2026-07-28 era: only the signed tool, with the contract's cache hint (the server's
+/// own, a day and public, is replaced).
+#[test]
+fn publish_serves_the_contract_with_its_cache_hints() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mut src = source();
+    src["cache"] = json!({"methods": {"tools/list": {"ttlMs": 120_000, "cacheScope": "public"}}});
+    publish_signed(d, &src);
+    let server = workspace().join("crates/bastion-gateway/tests/servers/contract_server.py");
+    let mut argv = wrap_argv(d, &["python3".into(), server.display().to_string()]);
+    argv[1] = "publish".into();
+    let script = json!([{"op": "list_tools"}, {"op": "list_tools"}]);
+    let (v, err) = sdk_session(d, "auto", &script, &argv);
+    assert_eq!(v["protocol_version"], "2026-07-28", "{v}");
+    let listed = &v["steps"][0];
+    let tools: Vec<&str> = listed["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(tools, ["lookup_order"], "{v}");
+    assert_eq!(listed["ttlMs"], 120_000, "{v}");
+    assert_eq!(listed["cacheScope"], "public", "{v}");
+    assert_eq!(v["steps"][1], v["steps"][0], "the same listing twice");
+    assert!(err.contains("not the active contract"), "{err}");
 }
