@@ -9,6 +9,7 @@
 use crate::contract_io::{self as io, ContractInputError};
 use anyhow::{Result, bail};
 use bastion_core::contract::{self as core, Refusal};
+use bastion_core::unicode::escape_for_display;
 use bastion_core::{Report, Verdict};
 use clap::Subcommand;
 use serde_json::{Value, json};
@@ -132,12 +133,16 @@ pub(crate) fn input_err(e: &core::ContractError) -> anyhow::Error {
     ContractInputError(e.to_string()).into()
 }
 
+/// Prints `value` (`--json`) or the human lines, each escaped for the terminal: keys,
+/// ids and messages may come from a hostile manifest.
 pub(crate) fn print(json: bool, value: &Value, human: &str) -> Result<()> {
     let mut out = std::io::stdout().lock();
     if json {
         writeln!(out, "{value}")?;
     } else {
-        write!(out, "{human}")?;
+        for line in human.lines() {
+            writeln!(out, "{}", escape_for_display(line))?;
+        }
     }
     Ok(())
 }
@@ -187,7 +192,7 @@ pub(crate) fn run(cmd: ContractCommand, json: bool, store_url: &str) -> Result<i
             key,
             output,
         } => {
-            let key = core::parse_secret_key(&io::read(&key)?).map_err(|e| input_err(&e))?;
+            let key = core::parse_secret_key(&io::read_secret(&key)?).map_err(|e| input_err(&e))?;
             let envelope =
                 core::sign_manifest(&io::read(&reviewed)?, &key).map_err(|e| input_err(&e))?;
             io::write_atomic(&output, &core::artifact_bytes(&envelope))?;
@@ -238,7 +243,7 @@ pub(crate) fn run(cmd: ContractCommand, json: bool, store_url: &str) -> Result<i
             expires_in,
             at,
         } => {
-            let key = core::parse_secret_key(&io::read(&key)?).map_err(|e| input_err(&e))?;
+            let key = core::parse_secret_key(&io::read_secret(&key)?).map_err(|e| input_err(&e))?;
             let (manifest, hash) =
                 core::read_reviewed(&io::read(&reviewed)?).map_err(|e| input_err(&e))?;
             let mismatches = core::check_reviewed(&manifest).map_err(|e| input_err(&e))?;

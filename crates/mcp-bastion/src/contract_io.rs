@@ -20,6 +20,22 @@ pub(crate) fn read(path: &Path) -> Result<Vec<u8>> {
         .map_err(|e| ContractInputError(format!("{e:#}")).into())
 }
 
+/// Reads a secret key file, refusing one that other users can read or write (as `ssh`
+/// does): a leaked signing key signs any manifest.
+pub(crate) fn read_secret(path: &Path) -> Result<Vec<u8>> {
+    use std::os::unix::fs::PermissionsExt;
+    let bytes = read(path)?;
+    let mode = std::fs::metadata(path).map_or(0, |m| m.permissions().mode() & 0o777);
+    if mode & 0o077 != 0 {
+        bail!(ContractInputError(format!(
+            "{} is accessible by other users (mode {mode:03o}); run `chmod 600 {}`",
+            path.display(),
+            path.display()
+        )));
+    }
+    Ok(bytes)
+}
+
 /// Writes `bytes` to `path` atomically: a new temporary file beside it (mode 0600,
 /// created exclusively), flushed to disk, then renamed over `path`. Readers see the old
 /// file or the new one, never a part.
@@ -120,5 +136,9 @@ mod tests {
             "temp file left"
         );
         assert_eq!(pub_path(&path), dir.path().join("out.json.pub"));
+        assert!(read_secret(&path).is_ok());
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let err = read_secret(&path).unwrap_err().to_string();
+        assert!(err.contains("chmod 600"), "{err}");
     }
 }

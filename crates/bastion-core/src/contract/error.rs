@@ -20,7 +20,7 @@ pub enum ContractError {
         source: ParseError,
     },
     /// The `format` member is missing or names another artifact or version.
-    #[error("{what} has format {found:?}; expected \"{expected}\"")]
+    #[error("{what} has {}; expected format \"{expected}\"", describe_format(.found.as_deref()))]
     Format {
         /// Which artifact.
         what: &'static str,
@@ -53,4 +53,38 @@ pub enum ContractError {
         /// What is wrong and what is expected.
         detail: String,
     },
+}
+
+fn describe_format(found: Option<&str>) -> String {
+    found.map_or_else(
+        || "no format member".to_owned(),
+        |f| format!("format {f:?}"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages() {
+        let e = ContractError::Format {
+            what: "signature envelope",
+            expected: "mcp-bastion-signature/1",
+            found: Some("x/1".into()),
+        };
+        assert_eq!(
+            e.to_string(),
+            "signature envelope has format \"x/1\"; expected format \"mcp-bastion-signature/1\""
+        );
+        let none = ContractError::Format {
+            what: "key file",
+            expected: "k/1",
+            found: None,
+        };
+        assert_eq!(
+            none.to_string(),
+            "key file has no format member; expected format \"k/1\""
+        );
+    }
 }

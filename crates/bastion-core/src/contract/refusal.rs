@@ -193,3 +193,63 @@ impl Refusal {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contract::EntryKind;
+
+    #[test]
+    fn messages_name_what_was_found_and_what_it_means() {
+        let cases = [
+            (
+                Refusal::Rollback {
+                    server_id: "io.example/notes".into(),
+                    version: 3,
+                    accepted: 4,
+                },
+                "rollback",
+                "contract version 3 of io.example/notes is older than version 4 accepted before: rollback refused",
+            ),
+            (
+                Refusal::WrongKey {
+                    signed_by: "aaaa".into(),
+                    given: "bbbb".into(),
+                },
+                "wrong_key",
+                "the signature was made with key aaaa, not with the given public key bbbb: wrong key",
+            ),
+            (
+                Refusal::DuplicateApprover {
+                    key_id: "cccc".into(),
+                    count: 2,
+                },
+                "duplicate_approver",
+                "approver key cccc signed 2 of the receipts; one approver counts once, however often it approves",
+            ),
+            (
+                Refusal::ReceiptStale {
+                    approval_id: "a1".into(),
+                    age: 90,
+                    max_age: 60,
+                },
+                "receipt_stale",
+                "approval a1 is stale: issued 90 s ago, more than the 60 s allowed: ask for a new approval",
+            ),
+            (
+                Refusal::Tampered(Mismatch::Unrecorded {
+                    kind: EntryKind::Tool,
+                    key: "t".into(),
+                }),
+                "tampered",
+                "manifest tampered: tool `t` is in the source but has no recorded hash (entry omitted from `entries`)",
+            ),
+        ];
+        for (refusal, reason, message) in cases {
+            assert_eq!(refusal.reason(), reason);
+            assert_eq!(refusal.to_string(), message);
+            let json = serde_json::to_value(&refusal).unwrap();
+            assert_eq!(json["reason"], reason);
+        }
+    }
+}

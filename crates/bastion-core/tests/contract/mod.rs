@@ -230,3 +230,56 @@ fn golden_source_passes_the_invariants() {
     let findings = contract::check_invariants(&src);
     assert!(findings.is_empty(), "{findings:#?}");
 }
+
+/// An edit of a manifest value.
+type Edit = fn(&mut Value);
+
+/// `docs/contract.schema.json` describes what the parser accepts: every source fixture
+/// and the golden reviewed manifest validate, and each kind of breach is rejected.
+#[test]
+fn documented_json_schema_matches_the_format() {
+    let schema_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/contract.schema.json");
+    let schema: Value = serde_json::from_slice(&std::fs::read(schema_path).unwrap()).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let mut docs: Vec<(String, Value)> = [
+        "notes.source.json",
+        "notes.v5.source.json",
+        "notes.reviewed.json",
+    ]
+    .iter()
+    .map(|n| ((*n).to_owned(), serde_json::from_slice(&read(n)).unwrap()))
+    .collect();
+    for entry in std::fs::read_dir(dir().join("build")).unwrap() {
+        let path = entry.unwrap().path();
+        let fx: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        // Sources the parser reads (invariant breaches are findings, not format errors);
+        // the schema's own pattern rules are stricter for names and versions.
+        if contract::parse_source(&serde_json::to_vec(&fx["source"]).unwrap()).is_ok()
+            && fx["expect"] == "allow"
+        {
+            docs.push((path.display().to_string(), fx["source"].clone()));
+        }
+    }
+    for (name, doc) in &docs {
+        let errors: Vec<String> = validator.iter_errors(doc).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "{name}: {errors:#?}");
+    }
+    let (_, golden) = &docs[0];
+    let breaches: [(&str, Edit); 4] = [
+        ("unknown member", |v| {
+            v["tools"][0]["readonly"] = json!(true);
+        }),
+        ("version zero", |v| v["contract_version"] = json!(0)),
+        ("open schema", |v| {
+            v["tools"][0]["inputSchema"]["additionalProperties"] = json!(true);
+        }),
+        ("bad risk tier", |v| {
+            v["tools"][0]["risk_tier"] = json!("extreme");
+        }),
+    ];
+    for (what, edit) in breaches {
+        let mut v = golden.clone();
+        edit(&mut v);
+        assert!(!validator.is_valid(&v), "{what} validates");
+    }
+}

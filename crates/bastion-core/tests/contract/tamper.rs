@@ -353,3 +353,28 @@ fn change_gate() {
     let err = contract::parse_approvers(&serde_json::to_vec(&file).unwrap()).unwrap_err();
     assert!(err.to_string().contains("below the minimum"), "{err}");
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+
+    /// Any one-byte change of the signed manifest is either unreadable (an input error),
+    /// refused, or leaves its canonical content, hence its hash, unchanged (whitespace).
+    #[test]
+    fn one_byte_changes_fail_closed(pos in 0usize..6000, byte in proptest::prelude::any::<u8>()) {
+        let golden = golden_bytes();
+        let mut bytes = golden.clone();
+        let pos = pos % bytes.len();
+        bytes[pos] = byte;
+        let (sk, pk) = publisher();
+        let envelope = contract::sign_manifest(&golden, &sk).unwrap();
+        if let Ok(v) = contract::verify_manifest(&bytes, &envelope, &pk, None)
+            && v.is_verified()
+        {
+            proptest::prop_assert_eq!(
+                contract::manifest_sha256(&bytes).unwrap(),
+                contract::manifest_sha256(&golden).unwrap()
+            );
+            proptest::prop_assert_eq!(v.manifest, reviewed());
+        }
+    }
+}

@@ -226,11 +226,15 @@ fn sign_and_verify_fail_closed() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     signed(d);
-    // Overwriting a key needs --force.
+    // Overwriting a key needs --force; a secret key others can read is refused.
     assert_eq!(
         contract(d, &["keygen", "-o", "release.key"]).status.code(),
         Some(2)
     );
+    std::fs::set_permissions(d.join("other.key"), std::fs::Permissions::from_mode(0o644)).unwrap();
+    let out = contract(d, &["sign", "r.json", "--key", "other.key", "-o", "x.sig"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("chmod 600"));
 
     let verify = |manifest: &str, key: &str| {
         contract(d, &["verify", manifest, "--sig", "r.sig", "--pubkey", key])
