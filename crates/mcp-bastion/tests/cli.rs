@@ -928,3 +928,6 @@ mod contract;
 
 #[path = "cli/wrap_contract.rs"]
 mod wrap_contract;
+
+#[path = "cli/ui_build.rs"]
+mod ui_build;
