@@ -302,6 +302,11 @@ fn build(
     if !manifest.ui_resources.is_empty() {
         // Issue 7 §6: with --ui-root the UI content is read (no symlinks), size-limited and
         // hashed into the manifest; without it only the declarations and paths are judged.
+        if ui.0.is_none() {
+            eprintln!(
+                "mcp-bastion: ui_resources are declared but no --ui-root was given: their content files are not hashed into the manifest"
+            );
+        }
         let ui_findings = crate::ui_files::review(&mut manifest, ui.0.as_deref(), ui.1.as_deref())
             .map_err(|e| ContractInputError(format!("{e:#}")))?;
         findings.extend(ui_findings);
