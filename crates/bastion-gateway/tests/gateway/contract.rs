@@ -174,8 +174,12 @@ fn publish_index() -> (Arc<ContractIndex>, bastion_core::contract::CachePolicy) 
 }
 
 async fn publisher(active: bool) -> Host {
+    publisher_of(active, contract_server()).await
+}
+
+async fn publisher_of(active: bool, command: Vec<String>) -> Host {
     let (index, cache) = publish_index();
-    let mut cfg = WrapConfig::new("orders", contract_server());
+    let mut cfg = WrapConfig::new("orders", command);
     cfg.contract = Some(index);
     cfg.publish = Some(PublishSetup { cache, active });
     Host::start_with(cfg).await
@@ -289,4 +293,45 @@ async fn publish_withholds_list_changed_unless_the_contract_is_active() {
         assert_eq!(withheld, !active, "active {active}: {reasons:?}");
         assert_eq!(saw_list_changed, active, "active {active}");
     }
+}
+
+/// A paginated listing: every page gets the same hint, and a signed entry on a later
+/// page is not reported missing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn publish_hints_every_page_alike() {
+    let mut paged = vec!["env".to_owned(), "CONTRACT_SERVER_PAGES=1".to_owned()];
+    paged.extend(contract_server());
+    let mut h = publisher_of(false, paged).await;
+    h.request("server/discover", stateless(json!({}))).await;
+    let mut names_seen = Vec::new();
+    let mut cursor: Option<String> = None;
+    let mut pages = 0;
+    loop {
+        let params = match &cursor {
+            Some(c) => json!({"cursor": c}),
+            None => json!({}),
+        };
+        let page = h.request("tools/list", stateless(params)).await;
+        pages += 1;
+        assert_eq!(hint(&page), (json!(300_000), json!("public")), "{page}");
+        names_seen.extend(names(&page, "tools", "name"));
+        match page["result"]["nextCursor"].as_str() {
+            Some(c) => cursor = Some(c.to_owned()),
+            None => break,
+        }
+    }
+    assert_eq!(pages, 2);
+    names_seen.sort();
+    assert_eq!(names_seen, ["announce", "lookup_order"]);
+    let (_, store) = h.finish().await;
+    let reasons = audit_reasons(&store).await;
+    assert!(
+        !reasons.iter().any(|r| r == "contract_missing"),
+        "{reasons:?}"
+    );
+    assert_eq!(
+        reasons.iter().filter(|r| *r == "contract_mismatch").count(),
+        2,
+        "cancel_order and debug_dump: {reasons:?}"
+    );
 }

@@ -15,9 +15,11 @@ Every tool answers its name, so a test can tell whether a call reached the serve
 It speaks both eras: `server/discover` (2026-07-28) answers with `resultType` and cache
 hints of its own that overstate what may be cached (`publish` must replace them), and
 `resources/read` of orders://ask answers `input_required`. The tool `announce` sends
-notifications/tools/list_changed.
+notifications/tools/list_changed. With CONTRACT_SERVER_PAGES=1 in its environment,
+tools/list answers in pages of two (cursor "2").
 """
 import json
+import os
 import sys
 
 SCHEMA = {"type": "object", "properties": {"order_id": {"type": "string"}},
@@ -75,6 +77,12 @@ for line in sys.stdin.buffer:
         send({"jsonrpc": "2.0", "id": mid, "result": {"protocolVersion": "2025-11-25",
               "capabilities": {"tools": {}, "prompts": {}, "resources": {}},
               "serverInfo": {"name": "orders", "version": "1.0"}}})
+    elif method == "tools/list" and os.environ.get("CONTRACT_SERVER_PAGES") == "1":
+        start = int(params.get("cursor") or 0)
+        page = {"tools": TOOLS[start:start + 2]}
+        if start + 2 < len(TOOLS):
+            page["nextCursor"] = str(start + 2)
+        answer(page)
     elif method == "tools/list":
         answer({"tools": TOOLS})
     elif method == "prompts/list":
