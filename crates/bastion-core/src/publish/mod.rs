@@ -19,6 +19,7 @@ pub mod server_json;
 pub mod shell;
 pub mod ui_check;
 pub mod ui_content;
+pub mod ui_policy;
 pub mod ui_resources;
 pub mod versions;
 
@@ -30,3 +31,8 @@ pub use ui_resources::{
     DEFAULT_MAX_UI_BYTES, SENSITIVE_PERMISSIONS, UiFileFacts, UiPolicy, UiPolicyError,
     canonical_origin, check_ui_resources, content_path_problem,
 };
+
+/// A `high` finding (the publisher reviews refuse what they report).
+pub(crate) fn high(code: crate::Code, path: &str, message: String) -> crate::Finding {
+    crate::Finding::new(code, crate::Severity::High, path, message)
+}

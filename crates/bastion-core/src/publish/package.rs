@@ -3,9 +3,10 @@
 //! reference, and the command-line parts (`runtimeHint`, `runtimeArguments`,
 //! `packageArguments`).
 
+use super::high;
 use super::shell::{ShellField, first_metachar};
 use super::versions::{VersionClass, VersionGrammar, classify};
-use crate::finding::{Code, Finding, Severity, pointer_push};
+use crate::finding::{Code, Finding, pointer_push};
 use crate::url_gate::{UrlPolicy, assess};
 use serde_json::Value;
 
@@ -15,10 +16,6 @@ pub const REGISTRY_TYPES: &[&str] = &["npm", "pypi", "nuget", "oci", "mcpb"];
 /// Transport types of a package (`StdioTransport`, `StreamableHttpTransport`,
 /// `SseTransport`).
 const TRANSPORT_TYPES: &[&str] = &["stdio", "streamable-http", "sse"];
-
-fn high(code: Code, path: &str, message: String) -> Finding {
-    Finding::new(code, Severity::High, path, message)
-}
 
 /// Checks the package at `path` (`/packages/N`) and appends findings.
 pub(crate) fn check_package(pkg: &Value, path: &str, findings: &mut Vec<Finding>) {

@@ -6,7 +6,7 @@
 //! it below the root without following symlinks (`O_NOFOLLOW` on every component, as the
 //! CLI's `contract build` does) and passes [`UiFileFacts`]; [`check_content`] decides.
 
-use super::ui_resources::UiPolicy;
+use super::ui_policy::UiPolicy;
 use crate::contract::UiResource;
 use crate::finding::{Code, Finding, Severity};
 use serde::{Deserialize, Serialize};
