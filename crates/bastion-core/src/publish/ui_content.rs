@@ -4,7 +4,7 @@
 //!
 //! The split: [`content_path_problem`] judges the path text (pure); the caller resolves
 //! it below the root without following symlinks (`O_NOFOLLOW` on every component, as the
-//! CLI's `contract build` does) and passes [`UiFileFacts`]; [`check_content`] decides.
+//! CLI's `contract build` does) and passes [`UiFileFacts`]; `check_content` decides.
 
 use super::ui_policy::UiPolicy;
 use crate::contract::UiResource;
