@@ -8,6 +8,8 @@
 //! | `confirmation` | `{"server_trust": "trusted" \| "untrusted", "tool"?, "call", "history"?, "server"?, "server_launch_hash"?, "policy"?}` ([`crate::confirm::check_confirmation`]): `allow` may run without asking, `flag` must ask, `block` refused by policy; output the confirmation view with its digest |
 //! | `url` | `{"context", "url", "dns_answers_in_order"?, "redirect_chain"?, "policy"?}`, `{"context": "as_metadata", "issuer_identifier", "metadata_url", "metadata"}` or `{"context": "authorization_response", "expected_issuer", "callback_query", "iss_required"?}` ([`crate::url_gate::check_url`]) |
 //! | `elicitation` | a whole `elicitation/create` request (form or url mode) ([`crate::elicit::check_elicitation`]) |
+//! | `server-json` | a registry `server.json` document ([`crate::publish::check_server_json`]): name, package registry types, identifiers, exact versions, `fileSha256`, OCI tag or digest, shell metacharacters, https remotes |
+//! | `ui-resources` | `{"manifest": <contract source manifest>, "policy"?, "files"?}` ([`crate::publish::check_ui_input`]): `ui://` URI and MIME, tool links, visibility, CSP origins, sensitive permissions, content confinement and hash |
 //! | `result` | a `tools/call` result (`content`, ...), a `resources/read` result (`contents`) or a `prompts/get` result (`messages`); or `{"outputSchema": {...}, "result": {...}, "era"?: "legacy" \| "stateless" \| "<protocol version>"}` (default legacy): the result is inspected and its `structuredContent` validated ([`crate::schema::check_structured`]); schema findings have paths under `/outputSchema`, result findings paths relative to the result |
 
 use crate::detect::{DescriptorKind, scan_descriptor};
@@ -38,6 +40,10 @@ pub enum CheckKind {
     Url,
     /// A whole `elicitation/create` request ([`crate::elicit::check_elicitation`]).
     Elicitation,
+    /// A registry `server.json` before publication ([`crate::publish::check_server_json`]).
+    ServerJson,
+    /// UI resources of a contract source manifest ([`crate::publish::check_ui_input`]).
+    UiResources,
 }
 
 impl CheckKind {
@@ -54,6 +60,8 @@ impl CheckKind {
             "confirmation" => Ok(Self::Confirmation),
             "url" => Ok(Self::Url),
             "elicitation" => Ok(Self::Elicitation),
+            "server-json" => Ok(Self::ServerJson),
+            "ui-resources" => Ok(Self::UiResources),
             other => Err(CheckError::UnknownKind(other.to_owned())),
         }
     }
@@ -65,7 +73,7 @@ impl CheckKind {
 pub enum CheckError {
     /// Unknown kind name.
     #[error(
-        "unknown check kind `{0}`; expected one of: message, descriptor, result, drift, confirmation, url, elicitation"
+        "unknown check kind `{0}`; expected one of: message, descriptor, result, drift, confirmation, url, elicitation, server-json, ui-resources"
     )]
     UnknownKind(String),
     /// The input does not have the shape the kind needs.
@@ -124,6 +132,12 @@ pub fn run(kind: CheckKind, input: &Value, limits: &Limits) -> Result<Report, Ch
             "server",
         )
         .map_err(|e| bad("elicitation", e.to_string())),
+        CheckKind::ServerJson => {
+            crate::publish::check_server_json(input).map_err(|e| bad("server-json", e.to_string()))
+        }
+        CheckKind::UiResources => {
+            crate::publish::check_ui_input(input).map_err(|e| bad("ui-resources", e.to_string()))
+        }
     }
 }
 

@@ -286,6 +286,34 @@ finding_codes! {
     ContractAnnotationMismatch => "contract_annotation_mismatch", "a contract manifest's tool annotations (readOnlyHint, destructiveHint) disagree with its read_only / destructive fields; contract build refuses it";
     /// Contract field invalid.
     ContractFieldInvalid => "contract_field_invalid", "a contract manifest field is out of range (server_id, protocol_version, owner, contract_version, side effect, cache hint); contract build refuses it";
+    /// A registry server.json lacks a member or has one of the wrong type.
+    ServerJsonMalformed => "server_json_malformed", "a registry server.json lacks a required member (name, description, version; a package's registryType, identifier or transport; a remote's type or url) or has one of the wrong type";
+    /// The server name is not a reverse-DNS namespace plus a name.
+    ServerNameInvalid => "server_name_invalid", "a server.json name is not `namespace/name` with a reverse-DNS namespace (`io.github.user/weather`: one `/`, dot-separated labels of letters, digits and inner `-`, 3 to 200 characters); mixed case is warned as a look-alike risk";
+    /// A package registry type outside the allowed set.
+    PackageRegistryTypeNotAllowed => "package_registry_type_not_allowed", "a server.json package's registryType is not one of npm, pypi, nuget, oci, mcpb";
+    /// A package identifier that is empty or not of the registry's form.
+    PackageIdentifierInvalid => "package_identifier_invalid", "a server.json package identifier is empty or holds whitespace or control characters";
+    /// A version that is not one exact version.
+    VersionNotExact => "version_not_exact", "a server.json version is `latest` or another dist-tag, a range or wildcard (`^1.2.3`, `>=1.0`, `1.x`, `[1.0,2.0)`), missing where the registry needs one, or not a version in the registry's grammar (SemVer, PEP 440, NuGet)";
+    /// An MCPB package without a valid file hash.
+    PackageSha256Missing => "package_sha256_missing", "an mcpb package lacks fileSha256, or a fileSha256 is not 64 lowercase hex digits";
+    /// An OCI package not pinned to a tag or digest.
+    OciReferenceNotPinned => "oci_reference_not_pinned", "an oci package names no exact tag or digest (no tag, `latest` or another dist-tag, or a reference that does not parse)";
+    /// A shell metacharacter in a command-line part of a package.
+    ShellMetacharacter => "shell_metacharacter", "a server.json runtimeHint or runtime/package argument holds a shell metacharacter (; & | $ ` ( ) < > quotes, backslash, control characters, braces outside a {variable}; blanks in runtimeHint), which runs commands when a client uses a shell";
+    /// A declared UI resource that is not a valid `ui://` resource.
+    UiResourceInvalid => "ui_resource_invalid", "a contract's UI resource is not a `ui://` URI, is declared twice, does not have MIME type text/html;profile=mcp-app, or is not published under resources with that MIME type";
+    /// UI resource and tool links disagree.
+    UiLinkMismatch => "ui_link_mismatch", "a UI resource names no linked tool or one that is missing or whose _meta.ui.resourceUri does not point back, a tool points at an undeclared ui:// resource, or the published _meta.ui (csp, permissions, visibility) differs from the declaration";
+    /// Invalid UI visibility.
+    UiVisibilityInvalid => "ui_visibility_invalid", "a UI resource declares no visibility, or a tool publishes a _meta.ui.visibility value other than app and model";
+    /// A CSP domain outside policy.
+    UiCspOriginNotAllowed => "ui_csp_origin_not_allowed", "a UI resource CSP domain is not a canonical https origin (https://host[:port], no path, no wildcard) or is not in the UI policy's allowed_csp_origins";
+    /// A sensitive UI permission without approval.
+    UiSensitivePermissionUnapproved => "ui_sensitive_permission_unapproved", "a UI resource requests camera, microphone, geolocation or clipboard-write without a permission_approval, or the UI policy does not allow it";
+    /// UI content file refused.
+    UiContentRefused => "ui_content_refused", "a UI resource's content file is outside the UI root (absolute path, `..`, backslash), a symbolic link, not a regular file, missing, over max_ui_bytes, or different from its reviewed sha256/size";
 }
 
 impl fmt::Display for Code {

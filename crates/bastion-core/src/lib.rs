@@ -7,7 +7,7 @@
 //! classification ([`era`], [`methods`]), hidden-Unicode detection ([`unicode`]),
 //! terminal/text/HTML/markdown sanitizers ([`sanitize`]), descriptor detectors
 //! ([`detect`]), result inspection ([`result`]), the URL gate ([`url_gate`]), elicitation mediation
-//! ([`elicit`]) and the `check` entry points ([`check`]).
+//! ([`elicit`]), publisher reviews ([`publish`]) and the `check` entry points ([`check`]).
 //!
 //! What it does not do: read files, sockets or processes, spawn anything, or read the
 //! clock. Time, when needed, is passed in by the caller.
@@ -26,6 +26,7 @@ pub mod limits;
 pub mod lists;
 pub mod methods;
 pub mod pins;
+pub mod publish;
 pub mod result;
 pub mod sanitize;
 pub mod schema;

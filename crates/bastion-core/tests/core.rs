@@ -185,6 +185,16 @@ fn elicitation_fixtures() {
 }
 
 #[test]
+fn server_json_fixtures() {
+    assert_dir("server-json", CheckKind::ServerJson, 50);
+}
+
+#[test]
+fn ui_resources_fixtures() {
+    assert_dir("ui-resources", CheckKind::UiResources, 40);
+}
+
+#[test]
 fn url_fixtures() {
     assert_dir("url", CheckKind::Url, 60);
 }

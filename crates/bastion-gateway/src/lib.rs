@@ -21,7 +21,7 @@ pub mod wrap;
 
 pub use audit::AuditSink;
 pub use pinning::PinMode;
-pub use relay::ElicitSetup;
+pub use relay::{ElicitSetup, PublishSetup};
 pub use wrap::{PinningSetup, WrapConfig, launch_config, wrap};
 
 /// Errors that stop the gateway (as opposed to refused messages, which are values and

@@ -34,6 +34,10 @@ pub struct ScanItem {
     pub verdict: Verdict,
     /// Its findings; paths point into the list result (`/tools/3/description`).
     pub findings: Vec<Finding>,
+    /// The descriptor exactly as the server listed it (for `contract from-server`); the
+    /// instructions string for `server_instructions`. Not part of the JSON report.
+    #[serde(skip)]
+    pub descriptor: Value,
 }
 
 /// What `scan` found.
@@ -280,6 +284,7 @@ async fn run<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
             key: "instructions".into(),
             verdict: Verdict::from_findings(&instr.findings, false),
             findings: instr.findings,
+            descriptor: handshake["instructions"].clone(),
         });
     }
     let caps = handshake
@@ -323,7 +328,11 @@ async fn list_all<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
             .map_err(|e| GatewayError::Protocol(format!("error answer: {e}")))?;
         let outcome = lists::inspect_list(shape, &page);
         let count = outcome.items.len();
-        for mut item in outcome.items {
+        let listed = page
+            .get(shape.member)
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice);
+        for (n, mut item) in outcome.items.into_iter().enumerate() {
             // Paths point into the concatenated list, not the page.
             for f in &mut item.findings {
                 if let Some(rest) = f.path.strip_prefix(&pointer_push("", shape.member)) {
@@ -338,6 +347,7 @@ async fn list_all<R: AsyncRead + Unpin, W: AsyncWrite + Unpin>(
                 key: item.key,
                 verdict: item.verdict,
                 findings: item.findings,
+                descriptor: listed.get(n).cloned().unwrap_or(Value::Null),
             });
         }
         offset += count;

@@ -47,6 +47,12 @@ pub struct WrapConfig {
     /// Elicitation mediation: URL gate policy and the consent-ledger store (without a
     /// store, URL-mode requests are refused).
     pub elicitation: crate::relay::ElicitSetup,
+    /// A signed contract (verified by the caller) whose entries the listings must match;
+    /// anything else is withheld and its calls refused (`contract_mismatch`).
+    pub contract: Option<Arc<bastion_core::publish::ContractIndex>>,
+    /// Publisher mode (`mcp-bastion publish`): cache hints from the contract, and
+    /// `list_changed` withheld while the contract is not the active one.
+    pub publish: Option<crate::relay::PublishSetup>,
 }
 
 /// Where pins live and how strictly they apply.
@@ -89,6 +95,8 @@ impl WrapConfig {
             pinning: None,
             confirmation: None,
             elicitation: crate::relay::ElicitSetup::default(),
+            contract: None,
+            publish: None,
         }
     }
 }
@@ -155,17 +163,21 @@ where
     let server_writer = tokio::spawn(write_frames(server_rx, server_in, close_server.clone()));
     let stderr_pump = tokio::spawn(pump_stderr(server_err, cfg.name.clone()));
 
-    let relay = Arc::new(Relay::new(
-        cfg.name.clone(),
-        cfg.limits.clone(),
-        cfg.result.clone(),
-        to_host,
-        to_server,
-        audit,
-        pinning,
-        cfg.confirmation.clone(),
-        cfg.elicitation.clone(),
-    ));
+    let relay = Arc::new(
+        Relay::new(
+            cfg.name.clone(),
+            cfg.limits.clone(),
+            cfg.result.clone(),
+            to_host,
+            to_server,
+            audit,
+            pinning,
+            cfg.confirmation.clone(),
+            cfg.elicitation.clone(),
+        )
+        .with_contract(cfg.contract.clone())
+        .with_publish(cfg.publish.clone()),
+    );
     let timers = tokio::spawn({
         let r = relay.clone();
         async move { r.run_timers().await }

@@ -27,12 +27,17 @@ struct Host {
 
 impl Host {
     async fn start(command: Vec<String>, limits: Limits) -> Self {
+        let mut cfg = WrapConfig::new("hostile", command);
+        cfg.limits = limits;
+        Self::start_with(cfg).await
+    }
+
+    /// A host in front of `wrap` run with `cfg` (grace period shortened to 500 ms).
+    async fn start_with(mut cfg: WrapConfig) -> Self {
         let store = Store::open("sqlite::memory:").await.unwrap();
         let (sink, audit_writer) = AuditSink::start(store.clone(), "hostile");
         let (host_w, gw_r) = tokio::io::duplex(1 << 16);
         let (gw_w, host_r) = tokio::io::duplex(1 << 16);
-        let mut cfg = WrapConfig::new("hostile", command);
-        cfg.limits = limits;
         cfg.grace_ms = 500;
         let gateway = tokio::spawn(wrap(cfg, gw_r, gw_w, sink));
         Self {
@@ -830,3 +835,6 @@ mod confirm;
 
 #[path = "gateway/elicit.rs"]
 mod elicit;
+
+#[path = "gateway/contract.rs"]
+mod contract;

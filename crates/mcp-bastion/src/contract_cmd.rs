@@ -33,6 +33,15 @@ pub(crate) enum ContractCommand {
         /// Build even when detectors only warn (findings of severity `warn`).
         #[arg(long)]
         accept_warnings: bool,
+        /// Folder the `ui_resources` content paths are relative to: the files are read
+        /// without following symlinks, size-checked and their SHA-256 and size recorded.
+        /// Without it only the declarations and content paths are judged.
+        #[arg(long)]
+        ui_root: Option<PathBuf>,
+        /// UI policy (JSON: `allowed_csp_origins`, `allowed_sensitive_permissions`,
+        /// `max_ui_bytes`); default: no CSP origin, no sensitive permission, 1 MiB.
+        #[arg(long)]
+        ui_policy: Option<PathBuf>,
     },
     /// Recompute every hash of a reviewed manifest; fail on any mismatch.
     Check {
@@ -166,7 +175,12 @@ pub(crate) fn run(cmd: ContractCommand, json: bool, store_url: &str) -> Result<i
             output,
             handler_commit,
             accept_warnings,
-        } => build(&source, &output, handler_commit, accept_warnings, json),
+            ui_root,
+            ui_policy,
+        } => {
+            let ui = (ui_root, ui_policy);
+            build(&source, &output, handler_commit, accept_warnings, &ui, json)
+        }
         ContractCommand::Check { reviewed } => check(&reviewed, json),
         ContractCommand::Keygen {
             output,
@@ -279,11 +293,25 @@ fn build(
     output: &Path,
     commit: Option<String>,
     accept_warnings: bool,
+    ui: &(Option<PathBuf>, Option<PathBuf>),
     json: bool,
 ) -> Result<i32> {
     let bytes = io::read(source)?;
-    let manifest = core::parse_source(&bytes).map_err(|e| input_err(&e))?;
-    let report = Report::from_findings(core::check_invariants(&manifest), false, None);
+    let mut manifest = core::parse_source(&bytes).map_err(|e| input_err(&e))?;
+    let mut findings = core::check_invariants(&manifest);
+    if !manifest.ui_resources.is_empty() {
+        // Issue 7 §6: with --ui-root the UI content is read (no symlinks), size-limited and
+        // hashed into the manifest; without it only the declarations and paths are judged.
+        if ui.0.is_none() {
+            eprintln!(
+                "mcp-bastion: ui_resources are declared but no --ui-root was given: their content files are not hashed into the manifest"
+            );
+        }
+        let ui_findings = crate::ui_files::review(&mut manifest, ui.0.as_deref(), ui.1.as_deref())
+            .map_err(|e| ContractInputError(format!("{e:#}")))?;
+        findings.extend(ui_findings);
+    }
+    let report = Report::from_findings(findings, false, None);
     let refused =
         report.verdict == Verdict::Block || (report.verdict == Verdict::Flag && !accept_warnings);
     let mut written = None;

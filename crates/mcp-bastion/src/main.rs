@@ -10,8 +10,11 @@ mod contract_cmd;
 mod contract_gate;
 mod contract_io;
 mod contract_show;
+mod from_server;
 mod output;
 mod pins_cmd;
+mod ui_files;
+mod wrap_contract;
 
 use anyhow::{Context, Result};
 use bastion_core::check::{self, CheckKind};
@@ -53,6 +56,21 @@ enum Command {
         /// Server name used in the audit log and errors (default: the command's file name).
         #[arg(long)]
         name: Option<String>,
+        #[command(flatten)]
+        contract: wrap_contract::ContractFlags,
+        /// The server command and its arguments, after `--`.
+        #[arg(last = true, required = true, num_args = 1..)]
+        command: Vec<String>,
+    },
+    /// Run one's own MCP server behind the gateway, publishing exactly a signed contract:
+    /// its entries only (sorted), its cache hints on 2026-07-28 results, `list_changed`
+    /// withheld unless it is the active contract.
+    Publish {
+        /// Server name used in the audit log and errors (default: the command's file name).
+        #[arg(long)]
+        name: Option<String>,
+        #[command(flatten)]
+        contract: wrap_contract::PublishFlags,
         /// The server command and its arguments, after `--`.
         #[arg(last = true, required = true, num_args = 1..)]
         command: Vec<String>,
@@ -68,10 +86,15 @@ enum Command {
     },
     /// Run one detector family on one input (a file, or `-` / nothing for stdin).
     Check {
-        /// message | descriptor | result | drift | confirmation | url | elicitation
+        /// message | descriptor | result | drift | confirmation | url | elicitation |
+        /// server-json | ui-resources
         kind: String,
         /// Input file (JSON); `-` or absent reads stdin.
         input: Option<PathBuf>,
+        /// ui-resources: read the declared content files below this folder (no symlinks
+        /// followed) and judge their size and hash too.
+        #[arg(long)]
+        ui_root: Option<PathBuf>,
     },
     /// Print the table of finding codes (markdown).
     Codes,
@@ -85,11 +108,11 @@ enum Command {
         #[command(subcommand)]
         command: approvals_cmd::ApprovalsCommand,
     },
-    /// Publisher contract manifests: build, check, keygen, sign, verify, approve,
-    /// activate, diff.
+    /// Publisher contract manifests: from-server, build, check, keygen, sign, verify,
+    /// approve, activate, diff.
     Contract {
         #[command(subcommand)]
-        command: contract_cmd::ContractCommand,
+        command: from_server::ContractCli,
     },
     /// Print the audit log.
     Audit {
@@ -216,15 +239,21 @@ fn run(cli: Cli) -> Result<i32, Failure> {
     let cfg = config::load(cli.config.as_deref()).map_err(input)?;
     let store_url = cli.store.clone().unwrap_or_else(config::default_store_url);
     match cli.command {
-        Command::Check { kind, input: path } => {
+        Command::Check {
+            kind,
+            input: path,
+            ui_root,
+        } => {
             let kind = CheckKind::parse(&kind).map_err(input)?;
             let text = read_input(path.as_deref()).map_err(input)?;
             let value = bastion_core::json::parse_value(&text, 10_000)
                 .map_err(|e| input(anyhow::anyhow!("input is not valid JSON: {e}")))?;
-            let value = if kind == CheckKind::Confirmation {
-                cfg.with_confirmation_policy(value)
-            } else {
-                value
+            let value = match (kind, ui_root) {
+                (CheckKind::Confirmation, _) => cfg.with_confirmation_policy(value),
+                (CheckKind::UiResources, Some(root)) => {
+                    ui_files::with_file_facts(value, &root).map_err(input)?
+                }
+                _ => value,
             };
             let report = check::run(kind, &value, &cfg.limits).map_err(input)?;
             let printed = if cli.json {
@@ -244,7 +273,9 @@ fn run(cli: Cli) -> Result<i32, Failure> {
         Command::Approvals { command } => store_command(&store_url, async |store| {
             approvals_cmd::run(store, command, cli.json).await
         }),
-        Command::Contract { command } => match contract_cmd::run(command, cli.json, &store_url) {
+        Command::Contract {
+            command: from_server::ContractCli::Publisher(command),
+        } => match contract_cmd::run(command, cli.json, &store_url) {
             Ok(code) => Ok(code),
             Err(e)
                 if e.downcast_ref::<contract_io::ContractInputError>()
@@ -298,6 +329,44 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 Ok(0)
             })
         }
+        Command::Contract {
+            command:
+                from_server::ContractCli::FromServer {
+                    output: out,
+                    server_id,
+                    owner,
+                    name,
+                    command,
+                },
+        } => {
+            let name = name.unwrap_or_else(|| default_name(&command));
+            let rt = runtime()?;
+            let report = rt
+                .block_on(scan::scan(&command, &cfg.limits, &name))
+                .map_err(internal)?;
+            let (manifest, notes) =
+                from_server::manifest_from_scan(&report, server_id.as_deref(), &owner)
+                    .map_err(internal)?;
+            let mut bytes = serde_json::to_vec_pretty(&manifest).map_err(internal)?;
+            bytes.push(b'\n');
+            contract_io::write_atomic(&out, &bytes).map_err(input)?;
+            if !cli.quiet {
+                for note in &notes {
+                    eprintln!("mcp-bastion: {note}");
+                }
+                eprintln!(
+                    "mcp-bastion: wrote {} ({} tools, {} prompts, {} resources, {} templates); review every governance field before `contract build`",
+                    out.display(),
+                    manifest["tools"].as_array().map_or(0, Vec::len),
+                    manifest["prompts"].as_array().map_or(0, Vec::len),
+                    manifest["resources"].as_array().map_or(0, Vec::len),
+                    manifest["resource_templates"]
+                        .as_array()
+                        .map_or(0, Vec::len),
+                );
+            }
+            Ok(0)
+        }
         Command::Scan { name, command } => {
             let name = name.unwrap_or_else(|| default_name(&command));
             let rt = runtime()?;
@@ -313,59 +382,119 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             }
             Ok(i32::from(report.verdict() >= bastion_core::Verdict::Flag))
         }
-        Command::Wrap { name, command } => {
-            let name = name.unwrap_or_else(|| default_name(&command));
-            let mut wcfg = WrapConfig::new(name.clone(), command);
-            wcfg.limits = cfg.limits.clone();
-            wcfg.result =
-                bastion_core::result::ResultOptions::new(&cfg.limits, cfg.content.clone());
-            wcfg.grace_ms = cfg.gateway.shutdown_grace_ms;
-            let pin_mode = cfg.pinning.mode;
-            let policy = cfg.policy.clone();
-            let log_arguments = cfg.audit.log_arguments;
-            let elicit_policy = cfg.urls.elicit_policy();
-            let elicit_modes = cfg.elicitation.clone();
-            bastion_gateway::child::adopt_orphans();
-            // One thread runs the whole relay: no cross-thread wake-ups per frame.
-            let rt = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .context("cannot start the async runtime")
-                .map_err(internal)?;
-            let code = rt.block_on(async {
-                let store = Store::open(&store_url).await.map_err(internal)?;
-                let (sink, writer) = AuditSink::start(store.clone(), &name);
-                wcfg.pinning = Some(PinningSetup {
-                    store: store.clone(),
-                    mode: pin_mode,
-                });
-                wcfg.elicitation = bastion_gateway::ElicitSetup {
-                    policy: elicit_policy,
-                    store: Some(store.clone()),
-                    url_mode: elicit_modes.url_mode,
-                    form_mode: elicit_modes.form_mode,
-                };
-                wcfg.confirmation = Some(ConfirmSetup {
-                    policy: std::sync::Arc::new(policy),
-                    store: Some(store.clone()),
-                    log_arguments,
-                    tty_path: Some("/dev/tty".into()),
-                });
-                let (stdin, stdout) = (stdio::host_stdin(), stdio::host_stdout());
-                let code = wrap(wcfg, stdin, stdout, sink).await.map_err(internal)?;
-                // All sinks are dropped with the relay; let the writer drain.
-                let _ = tokio::time::timeout(std::time::Duration::from_secs(5), writer).await;
-                store.close().await;
-                Ok::<i32, Failure>(code)
-            })?;
-            // Children of the server that escaped its process group (setsid daemons).
-            bastion_gateway::child::kill_adopted();
-            // The host's stdin may still be held by a blocking reader thread: do not
-            // wait for it.
-            rt.shutdown_background();
-            Ok(code)
-        }
+        Command::Publish {
+            name,
+            contract,
+            command,
+        } => run_wrap(&cfg, &store_url, name, &contract.into(), command, true),
+        Command::Wrap {
+            name,
+            contract,
+            command,
+        } => run_wrap(&cfg, &store_url, name, &contract, command, false),
     }
+}
+
+/// `wrap`, or `publish` (`publish` = true): contract enforcement when a contract is
+/// given; `publish` adds the contract's cache hints and the `list_changed` gate, and
+/// leaves out what guards a user against an untrusted server (pinning, tool-call
+/// confirmation): the server is the publisher's own and the signed contract fixes what
+/// it may publish.
+fn run_wrap(
+    cfg: &config::Config,
+    store_url: &str,
+    name: Option<String>,
+    contract: &wrap_contract::ContractFlags,
+    command: Vec<String>,
+    publish: bool,
+) -> Result<i32, Failure> {
+    let name = name.unwrap_or_else(|| default_name(&command));
+    let contract = match wrap_contract::load(contract, store_url) {
+        Ok(wrap_contract::Loaded::Absent) => None,
+        Ok(wrap_contract::Loaded::Enforce(v)) => Some(v),
+        Ok(wrap_contract::Loaded::Refused(lines)) => {
+            eprint!(
+                "mcp-bastion: the contract for server {name:?} is refused; the server is not started\n{lines}"
+            );
+            return Ok(1);
+        }
+        Err(e)
+            if e.downcast_ref::<contract_io::ContractInputError>()
+                .is_some() =>
+        {
+            return Err(input(e));
+        }
+        Err(e) => return Err(internal(e)),
+    };
+    let mut wcfg = WrapConfig::new(name.clone(), command);
+    wcfg.limits = cfg.limits.clone();
+    wcfg.result = bastion_core::result::ResultOptions::new(&cfg.limits, cfg.content.clone());
+    wcfg.grace_ms = cfg.gateway.shutdown_grace_ms;
+    let pin_mode = cfg.pinning.mode;
+    let policy = cfg.policy.clone();
+    let log_arguments = cfg.audit.log_arguments;
+    let elicit_policy = cfg.urls.elicit_policy();
+    let elicit_modes = cfg.elicitation.clone();
+    bastion_gateway::child::adopt_orphans();
+    // One thread runs the whole relay: no cross-thread wake-ups per frame.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+        .map_err(internal)?;
+    let code = rt.block_on(async {
+        let store = Store::open(store_url).await.map_err(internal)?;
+        if let Some(v) = contract {
+            if publish {
+                let active = store
+                    .active_contract(&v.index.server_id)
+                    .await
+                    .map_err(internal)?
+                    .is_some_and(|a| a.manifest_sha256 == v.manifest_sha256);
+                if !active {
+                    eprintln!(
+                        "mcp-bastion[{name}]: contract {} v{} is not the active contract (`contract activate`): list_changed notifications are withheld",
+                        v.index.server_id, v.index.contract_version
+                    );
+                }
+                wcfg.publish = Some(bastion_gateway::PublishSetup {
+                    cache: v.cache,
+                    active,
+                });
+            }
+            wcfg.contract = Some(v.index);
+        }
+        let (sink, writer) = AuditSink::start(store.clone(), &name);
+        wcfg.elicitation = bastion_gateway::ElicitSetup {
+            policy: elicit_policy,
+            store: Some(store.clone()),
+            url_mode: elicit_modes.url_mode,
+            form_mode: elicit_modes.form_mode,
+        };
+        if !publish {
+            wcfg.pinning = Some(PinningSetup {
+                store: store.clone(),
+                mode: pin_mode,
+            });
+            wcfg.confirmation = Some(ConfirmSetup {
+                policy: std::sync::Arc::new(policy),
+                store: Some(store.clone()),
+                log_arguments,
+                tty_path: Some("/dev/tty".into()),
+            });
+        }
+        let (stdin, stdout) = (stdio::host_stdin(), stdio::host_stdout());
+        let code = wrap(wcfg, stdin, stdout, sink).await.map_err(internal)?;
+        // All sinks are dropped with the relay; let the writer drain.
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(5), writer).await;
+        store.close().await;
+        Ok::<i32, Failure>(code)
+    })?;
+    // Children of the server that escaped its process group (setsid daemons).
+    bastion_gateway::child::kill_adopted();
+    // The host's stdin may still be held by a blocking reader thread: do not wait for it.
+    rt.shutdown_background();
+    Ok(code)
 }
 
 /// Records one audit event per scanned descriptor (direction `gateway`, reason `scan`).

@@ -519,6 +519,70 @@ fn scan_reports_and_exit_codes() {
     );
 }
 
+/// `contract from-server` lists the reference server and writes a source manifest that
+/// the strict contract parser accepts, with every listed descriptor copied verbatim and
+/// governance derived from the annotations.
+#[test]
+fn contract_from_server_writes_a_parseable_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("b.db");
+    let source = dir.path().join("contract.source.json");
+    let mut args = vec![
+        "contract",
+        "from-server",
+        "-o",
+        source.to_str().unwrap(),
+        "--owner",
+        "reference-servers team",
+        "--",
+    ];
+    let server = everything();
+    args.extend(server.iter().map(String::as_str));
+    let out = run(&args, "", &store);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&source).unwrap();
+    let manifest = bastion_core::contract::parse_source(&bytes).unwrap();
+    assert_eq!(manifest.owner, "reference-servers team");
+    assert_eq!(manifest.contract_version, 1);
+    assert!(!manifest.server_id.is_empty());
+
+    // The same descriptors `scan` lists, verbatim.
+    let mut scan_args = vec!["--json", "scan", "--"];
+    scan_args.extend(server.iter().map(String::as_str));
+    let scanned = json_out(&run(&scan_args, "", &store));
+    let listed_tools = scanned["output"]["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["kind"] == "tool")
+        .count();
+    assert_eq!(manifest.tools.len(), listed_tools);
+    assert!(!manifest.resources.is_empty() && !manifest.prompts.is_empty());
+    let echo = manifest.tools.iter().find(|t| t.name == "echo").unwrap();
+    assert!(echo.read_only && !echo.destructive && !echo.requires_human_approval);
+    assert!(echo.input_schema.get("properties").is_some());
+    // A tool that is not read-only asks for approval and for its side effects; its
+    // destructive flag follows its destructiveHint.
+    let writer = manifest
+        .tools
+        .iter()
+        .find(|t| t.name == "toggle-simulated-logging")
+        .unwrap();
+    assert!(!writer.read_only && !writer.destructive && writer.requires_human_approval);
+    assert_eq!(writer.side_effects.len(), 1);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&source).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+}
+
 #[test]
 fn wrap_reports_missing_server_with_exit_3() {
     let dir = tempfile::tempdir().unwrap();
@@ -861,3 +925,9 @@ fn strict_pinning_refuses_an_unapproved_launch_config() {
 
 #[path = "cli/contract.rs"]
 mod contract;
+
+#[path = "cli/wrap_contract.rs"]
+mod wrap_contract;
+
+#[path = "cli/ui_build.rs"]
+mod ui_build;

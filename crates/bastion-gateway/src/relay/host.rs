@@ -271,7 +271,12 @@ impl Relay {
                 .and_then(|t| st.withheld_reason(&method, t).map(|w| (t, w)))
             {
                 let shown = audit_target(&method, Some(t)).unwrap_or_default();
-                let m = if why == "pending_review" {
+                let m = if why == super::contract::CONTRACT_MISMATCH {
+                    format!(
+                        "mcp-bastion withheld {shown:?} from server {:?}: it is not published as the signed contract says (an extra or changed entry); the publisher must sign a contract that includes it",
+                        self.name
+                    )
+                } else if why == "pending_review" {
                     format!(
                         "mcp-bastion withheld {shown:?} from server {:?}: it is new, changed or revoked since it was approved and waits for review; run `mcp-bastion pins list --server {}` and `mcp-bastion pins diff ID`",
                         self.name, self.name

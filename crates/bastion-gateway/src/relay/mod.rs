@@ -8,14 +8,17 @@
 mod approve;
 mod approve_record;
 mod approve_stateless;
+mod contract;
 mod elicit;
 mod elicit_required;
 mod host;
+mod publish;
 mod server;
 mod timers;
 
 pub(crate) use approve::OWN_ID_PREFIX;
 pub use elicit::ElicitSetup;
+pub use publish::PublishSetup;
 
 use crate::audit::AuditSink;
 use crate::io::{Outbox, Sent};
@@ -105,6 +108,8 @@ struct State {
     /// Shared so a decision reads a snapshot without copying it; a push copies only while
     /// a snapshot is alive.
     history: Arc<Vec<bastion_core::confirm::HistoryEntry>>,
+    /// The signed contract the listings must match (`wrap --contract`).
+    contract: Option<contract::ContractGuard>,
 }
 
 /// A listed tool's outputSchema and, after the first call that needed it, the compiled
@@ -122,7 +127,7 @@ type CompiledSchema =
 
 impl State {
     /// Why `target` of `method` is refused, if it is: `blocked_descriptor` (the detectors
-    /// withheld it) or `pending_review` (it changed since it was pinned, is new under
+    /// withheld it), `contract_mismatch` (outside the enforced contract) or `pending_review` (it changed since it was pinned, is new under
     /// `strict` pinning, or was revoked).
     fn withheld_reason(&self, method: &str, target: &str) -> Option<&'static str> {
         let list = guarded_list(method)?;
@@ -141,6 +146,9 @@ impl State {
             || in_template(&self.withheld_templates)
         {
             return Some("blocked_descriptor");
+        }
+        if self.contract_refuses(list, &key) {
+            return Some(contract::CONTRACT_MISMATCH);
         }
         if self
             .pending_review
@@ -189,6 +197,8 @@ pub(crate) struct Relay {
     elicit: ElicitSetup,
     /// This gateway session's id (one `wrap` run), for flows and the consent ledger.
     session: String,
+    /// Publisher mode (`mcp-bastion publish`): cache hints, `list_changed` gate.
+    publish: Option<PublishSetup>,
 }
 
 /// A piece of audit work: computes the finished event.
@@ -384,6 +394,16 @@ fn audit_target(method: &str, target: Option<&str>) -> Option<String> {
     })
 }
 
+/// A listed key as the withheld sets of list `member` hold it: resources as
+/// [`uri::resource_key`]s, other keys as they are.
+fn guarded_key(member: &str, key: &str) -> String {
+    if member == "resources" {
+        uri::resource_key(key)
+    } else {
+        key.to_owned()
+    }
+}
+
 /// The list member whose withheld set guards `method`'s target.
 fn guarded_list(method: &str) -> Option<&'static str> {
     match method {
@@ -459,7 +479,23 @@ impl Relay {
             state_key: random_state_key(),
             elicit,
             session: format!("{own_nonce:016x}-{}", crate::now_ms()),
+            publish: None,
         }
+    }
+
+    /// Enforces `index` on every listing and call (`wrap --contract`).
+    pub(crate) fn with_contract(
+        self,
+        index: Option<Arc<bastion_core::publish::ContractIndex>>,
+    ) -> Self {
+        self.state().contract = index.map(contract::ContractGuard::new);
+        self
+    }
+
+    /// Publisher mode (`mcp-bastion publish`).
+    pub(crate) fn with_publish(mut self, publish: Option<PublishSetup>) -> Self {
+        self.publish = publish;
+        self
     }
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {

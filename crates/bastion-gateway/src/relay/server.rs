@@ -3,7 +3,7 @@
 //! clean every string, forward — then audit, with the slow audit work off the latency
 //! path.
 
-use super::{Ev, INLINE_AUDIT_BYTES, Relay, S2H, serialize};
+use super::{Ev, INLINE_AUDIT_BYTES, Relay, S2H, guarded_key, serialize};
 use crate::pending::HostRequest;
 use crate::pinning::{Decision, Pinning};
 use bastion_core::detect::DescriptorKind;
@@ -264,6 +264,10 @@ impl Relay {
                 changed = true;
             }
         }
+        // Publisher mode: the contract's cache hints (2026-07-28).
+        if self.publish_hints(&req, &mut final_result) {
+            changed = true;
+        }
         // Forward first; the instruction scan of result texts (audit only) and the frame
         // digest run afterwards, large frames on a blocking thread.
         let mut out = if changed || cleaned.removed > 0 {
@@ -500,6 +504,14 @@ impl Relay {
             v => v,
         };
         let mut rewritten = outcome.rewritten;
+        let off_contract = self
+            .contract_review(req, shape, result, &outcome.items)
+            .await;
+        if !off_contract.is_empty() {
+            let base = rewritten.take().unwrap_or_else(|| result.clone());
+            rewritten = Some(without_keys(base, shape, &off_contract));
+            verdict = verdict.max(Verdict::Sanitize);
+        }
         if let Some(pinning) = &self.pinning {
             let listed: Vec<&Value> = result
                 .get(shape.member)
@@ -507,7 +519,9 @@ impl Relay {
                 .into_iter()
                 .flatten()
                 .zip(&outcome.items)
-                .filter(|(_, item)| item.verdict != Verdict::Block)
+                .filter(|(_, item)| {
+                    item.verdict != Verdict::Block && !off_contract.contains(&item.key)
+                })
                 .map(|(d, _)| d)
                 .collect();
             let complete = !req.continuation && result.get("nextCursor").is_none();
@@ -680,6 +694,9 @@ impl Relay {
     }
 
     async fn server_notification(&self, frame: Vec<u8>, mut map: Map<String, Value>, method: &str) {
+        if self.withhold_list_changed(method, frame.len()).await {
+            return;
+        }
         let ev = |v| Ev::new(S2H, "notification", v, frame.len()).method(method);
         if !method.starts_with("notifications/") {
             // A request method without an id: no answer is expected, none can be checked.
@@ -825,13 +842,7 @@ impl Relay {
         let mut held = HashSet::new();
         {
             let mut st = self.state();
-            let norm = |k: &str| {
-                if shape.member == "resources" {
-                    uri::resource_key(k)
-                } else {
-                    k.to_owned()
-                }
-            };
+            let norm = |k: &str| guarded_key(shape.member, k);
             let shown = st.shown.entry(shape.member).or_default();
             if !req.continuation {
                 shown.clear();
