@@ -7,6 +7,7 @@
 //! | `descriptor` | `{"kind": "tool" \| "prompt" \| "resource" \| "resource_template" \| "server_instructions", "descriptor": {...}}` |
 //! | `confirmation` | `{"server_trust": "trusted" \| "untrusted", "tool"?, "call", "history"?, "server"?, "server_launch_hash"?, "policy"?}` ([`crate::confirm::check_confirmation`]): `allow` may run without asking, `flag` must ask, `block` refused by policy; output the confirmation view with its digest |
 //! | `url` | `{"context", "url", "dns_answers_in_order"?, "redirect_chain"?, "policy"?}`, `{"context": "as_metadata", "issuer_identifier", "metadata_url", "metadata"}` or `{"context": "authorization_response", "expected_issuer", "callback_query", "iss_required"?}` ([`crate::url_gate::check_url`]) |
+//! | `http-request` | `{"transport"?: "http", "method", "path", "headers", "raw"? \| "raw_prefix"?, "policy"?}` ([`crate::http_gate::check_http_request`]): the listener's decision (default policy: `127.0.0.1:8931`, body cap `max_host_frame_bytes`, token checked only when `policy.token` is given); output `{action, status?, status_text?, reason?, stage?, policy}` |
 //! | `elicitation` | a whole `elicitation/create` request (form or url mode) ([`crate::elicit::check_elicitation`]) |
 //! | `result` | a `tools/call` result (`content`, ...), a `resources/read` result (`contents`) or a `prompts/get` result (`messages`); or `{"outputSchema": {...}, "result": {...}, "era"?: "legacy" \| "stateless" \| "<protocol version>"}` (default legacy): the result is inspected and its `structuredContent` validated ([`crate::schema::check_structured`]); schema findings have paths under `/outputSchema`, result findings paths relative to the result |
 
@@ -38,6 +39,8 @@ pub enum CheckKind {
     Url,
     /// A whole `elicitation/create` request ([`crate::elicit::check_elicitation`]).
     Elicitation,
+    /// One request to the Streamable HTTP listener ([`crate::http_gate::check_http_request`]).
+    HttpRequest,
 }
 
 impl CheckKind {
@@ -54,6 +57,7 @@ impl CheckKind {
             "confirmation" => Ok(Self::Confirmation),
             "url" => Ok(Self::Url),
             "elicitation" => Ok(Self::Elicitation),
+            "http-request" => Ok(Self::HttpRequest),
             other => Err(CheckError::UnknownKind(other.to_owned())),
         }
     }
@@ -65,7 +69,7 @@ impl CheckKind {
 pub enum CheckError {
     /// Unknown kind name.
     #[error(
-        "unknown check kind `{0}`; expected one of: message, descriptor, result, drift, confirmation, url, elicitation"
+        "unknown check kind `{0}`; expected one of: message, http-request, descriptor, result, drift, confirmation, url, elicitation"
     )]
     UnknownKind(String),
     /// The input does not have the shape the kind needs.
@@ -124,6 +128,8 @@ pub fn run(kind: CheckKind, input: &Value, limits: &Limits) -> Result<Report, Ch
             "server",
         )
         .map_err(|e| bad("elicitation", e.to_string())),
+        CheckKind::HttpRequest => crate::http_gate::check_http_request(input, limits)
+            .map_err(|e| bad("http-request", e.to_string())),
     }
 }
 

@@ -68,7 +68,7 @@ enum Command {
     },
     /// Run one detector family on one input (a file, or `-` / nothing for stdin).
     Check {
-        /// message | descriptor | result | drift | confirmation | url | elicitation
+        /// message | http-request | descriptor | result | drift | confirmation | url | elicitation
         kind: String,
         /// Input file (JSON); `-` or absent reads stdin.
         input: Option<PathBuf>,
