@@ -20,6 +20,8 @@ use super::policy::{DEFAULT_CHECK_PORT, ListenerPolicy, token_digest};
 use super::request::{BodySeen, HttpRequestView};
 use super::{HttpDecision, decide};
 use crate::Limits;
+#[cfg(test)]
+use crate::finding::Verdict;
 use crate::finding::{Finding, Report};
 use serde_json::{Value, json};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -233,4 +235,73 @@ pub fn check_http_request(input: &Value, limits: &Limits) -> Result<Report, Http
     });
     debug_assert_eq!(decision.is_allowed(), findings.is_empty());
     Ok(Report::from_findings(findings, false, Some(output)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(input: &Value) -> Result<Report, HttpInputError> {
+        check_http_request(input, &Limits::default())
+    }
+
+    #[test]
+    fn malformed_inputs_are_input_errors() {
+        let base = json!({"method": "POST", "path": "/mcp", "headers": {}});
+        for (patch, want) in [
+            (json!({"transport": "stdio"}), "`transport` is `stdio`"),
+            (json!({"method": 5}), "`method` must be a string"),
+            (json!({"headers": "Host: x"}), "`headers` must be"),
+            (json!({"headers": [["Host"]]}), "`headers` must be"),
+            (json!({"headers": {"Host": 1}}), "`headers` must be"),
+            (
+                json!({"raw": "{}", "raw_prefix": "{"}),
+                "`raw` must be absent",
+            ),
+            (
+                json!({"policy": {"listen": "localhost:1"}}),
+                "`policy.listen`",
+            ),
+            (
+                json!({"policy": {"allowed_origins": ["null"]}}),
+                "allowed origin `null`",
+            ),
+            (json!({"policy": {"token": ""}}), "bearer token"),
+            (json!({"policy": {"endpoint": "mcp"}}), "endpoint `mcp`"),
+        ] {
+            let mut input = base.clone();
+            for (k, v) in patch.as_object().unwrap() {
+                input[k] = v.clone();
+            }
+            let e = run(&input).unwrap_err().to_string();
+            assert!(e.contains(want), "{patch}: {e}");
+        }
+    }
+
+    #[test]
+    fn repeated_fields_can_be_written_both_ways() {
+        let as_array = json!({"method": "GET", "path": "/mcp",
+            "headers": {"Host": ["127.0.0.1:8931", "evil.example:8931"], "Accept": "text/event-stream"}});
+        let as_pairs = json!({"method": "GET", "path": "/mcp",
+            "headers": [["Host", "127.0.0.1:8931"], ["HOST", "evil.example:8931"], ["Accept", "text/event-stream"]]});
+        for input in [as_array, as_pairs] {
+            let r = run(&input).unwrap();
+            assert_eq!(r.verdict, Verdict::Block);
+            assert_eq!(r.findings[0].code.as_str(), "http_duplicate_header");
+            assert_eq!(r.output.unwrap()["status"], 400);
+        }
+    }
+
+    #[test]
+    fn the_default_policy_is_reported() {
+        let r =
+            run(&json!({"method": "DELETE", "path": "/mcp", "headers": {"Host": "[::1]:8931"}}))
+                .unwrap();
+        assert_eq!(r.verdict, Verdict::Allow);
+        let out = r.output.unwrap();
+        assert_eq!(out["action"], "allow");
+        assert_eq!(out["policy"]["listen"], "127.0.0.1:8931");
+        assert_eq!(out["policy"]["token_required"], false);
+        assert_eq!(out["policy"]["allowed_origins"], json!([]));
+    }
 }

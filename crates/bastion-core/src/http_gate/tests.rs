@@ -395,3 +395,24 @@ fn statuses_have_phrases() {
     assert_eq!(RefusalStatus::Forbidden.reason_phrase(), "Forbidden");
     assert_eq!(RefusalStatus::LengthRequired.code(), 411);
 }
+
+proptest::proptest! {
+    /// Any request line, field lines and body: no panic, and a refusal exactly when
+    /// there are findings, whose first code is the reason.
+    #[test]
+    fn decide_is_total(
+        method in "[A-Za-z]{0,8}",
+        target in "[ -~]{0,24}",
+        lines in proptest::collection::vec(("[A-Za-z-]{1,20}", proptest::collection::vec(proptest::num::u8::ANY, 0..40)), 0..8),
+        body in proptest::collection::vec(proptest::num::u8::ANY, 0..64),
+        complete in proptest::bool::ANY,
+    ) {
+        let headers: Vec<(&str, &[u8])> = lines.iter().map(|(n, v)| (n.as_str(), v.as_slice())).collect();
+        let body = if complete { BodySeen::Complete(&body) } else { BodySeen::Prefix(&body) };
+        let d = decide(&policy(), &HttpRequestView { method: &method, target: &target, headers: &headers, body });
+        proptest::prop_assert_eq!(d.refusal.is_some(), !d.findings.is_empty());
+        if let Some(r) = d.refusal {
+            proptest::prop_assert_eq!(r.reason, d.findings[0].code);
+        }
+    }
+}
