@@ -301,7 +301,7 @@ finding_codes! {
     /// Method not served.
     HttpMethod => "http_method", "an HTTP request uses a method other than POST, GET or DELETE; refused 405";
     /// Malformed body framing.
-    HttpMalformedHeader => "http_malformed_header", "an HTTP request's body framing is malformed or ambiguous (Content-Length not digits, with Transfer-Encoding, disagreeing with the body); refused 400";
+    HttpMalformedHeader => "http_malformed_header", "an HTTP request's body framing is malformed or ambiguous (Content-Length not digits, with Transfer-Encoding, disagreeing with the body) or its Mcp-Session-Id is not visible ASCII; refused 400";
     /// POST without a delimited body.
     HttpLengthRequired => "http_length_required", "an HTTP POST has neither Content-Length nor chunked Transfer-Encoding; refused 411";
     /// Body not application/json.

@@ -20,7 +20,7 @@
 //! | 5 | bearer token missing or wrong (SHA-256, constant-time compare) | 401 | `http_unauthorized` |
 //! | 6 | target path is not the MCP endpoint | 404 | `http_not_found` |
 //! | 7 | method other than `POST`, `GET`, `DELETE` | 405 | `http_method` |
-//! | 8 | `Transfer-Encoding` other than `chunked`, or with `Content-Length`; a malformed `Content-Length`; a body longer or (complete) shorter than declared | 400 | `http_malformed_header` |
+//! | 8 | `Mcp-Session-Id` not 1-256 visible ASCII characters; `Transfer-Encoding` other than `chunked`, or with `Content-Length`; a malformed `Content-Length`; a body longer or (complete) shorter than declared | 400 | `http_malformed_header` |
 //! | 9 | POST with neither `Content-Length` nor chunked coding, body not yet complete (HTTP/1.1) | 411 | `http_length_required` |
 //! | 10 | POST `Content-Type` not `application/json` (charset UTF-8 if given) | 415 | `http_content_type` |
 //! | 11 | POST `Accept` not allowing `application/json` and `text/event-stream`; GET not allowing `text/event-stream` | 406 | `http_accept` |
@@ -34,6 +34,18 @@
 //! RFC 6750. What this does not do: CORS preflight (`OPTIONS` is 405), session-id
 //! validity (the session layer's), and JSON-RPC checks of the body (the `message`
 //! pipeline's, after this gate).
+//!
+//! # Listener integration (`serve`)
+//! 1. Build the [`ListenerPolicy`] once: [`ListenerPolicy::new`] with the bound address,
+//!    the stored token's digest ([`token_digest`]) and `[limits]`; add configured hosts
+//!    and origins.
+//! 2. On each request, after the head is parsed and before reading the body: [`decide`]
+//!    with [`BodySeen::NotRead`]. A refusal is answered with its status (and `Connection:
+//!    close`, the body unread).
+//! 3. Read the body in chunks into one buffer; after each chunk call [`decide`] with
+//!    [`BodySeen::Prefix`] (stops a chunked or lying body at the cap), then once with
+//!    [`BodySeen::Complete`]. Only then hand the body to the JSON-RPC pipeline.
+//! 4. Record the refusal reason and findings in the audit log (no header values).
 
 mod auth;
 mod authority;
@@ -223,6 +235,7 @@ pub fn decide(policy: &ListenerPolicy, view: &HttpRequestView<'_>) -> HttpDecisi
     rejections.extend(auth::check_auth(view, &policy.auth));
     rejections.extend(check_target(view, &policy.endpoint));
     rejections.extend(check_method(view));
+    rejections.extend(request::check_session_id(view));
     framing::check_framing(view, &mut rejections);
     rejections.extend(media::check_content_type(view));
     rejections.extend(media::check_accept(view));

@@ -146,6 +146,27 @@ pub(crate) fn check_duplicates(view: &HttpRequestView<'_>, out: &mut Vec<Rejecti
     }
 }
 
+/// `Mcp-Session-Id`, when present, must be 1 to 256 visible ASCII characters (0x21-0x7E,
+/// the only IDs a server may issue: MCP 2025-11-25 Transports §Session Management); any
+/// other value was not issued by this gateway (400).
+pub(crate) fn check_session_id(view: &HttpRequestView<'_>) -> Option<Rejection> {
+    let Lookup::One(value) = view.header("mcp-session-id") else {
+        return None;
+    };
+    let ok = (1..=256).contains(&value.len()) && value.iter().all(|b| (0x21..=0x7e).contains(b));
+    (!ok).then(|| {
+        Rejection::at_header(
+            RefusalStatus::BadRequest,
+            Code::HttpMalformedHeader,
+            "Mcp-Session-Id",
+            format!(
+                "Mcp-Session-Id `{}` is not 1 to 256 visible ASCII characters, so no server issued it; refused",
+                shown(value)
+            ),
+        )
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -190,5 +211,21 @@ mod tests {
             assert_eq!(view.declared_length(), want, "{value:?}");
         }
         assert_eq!(shown(b"a\x1bb`"), "a\\x1bb\\x60");
+        for (id, ok) in [
+            (&b"a1-B2_c3.d4"[..], true),
+            (b"", false),
+            (b"a b", false),
+            (b"a\r\nX-Evil: 1", false),
+            (&[b'x'; 257][..], false),
+        ] {
+            let headers: &[(&str, &[u8])] = &[("Mcp-Session-Id", id)];
+            let view = HttpRequestView {
+                method: "GET",
+                target: "/mcp",
+                headers,
+                body: BodySeen::NotRead,
+            };
+            assert_eq!(check_session_id(&view).is_none(), ok, "{id:?}");
+        }
     }
 }
