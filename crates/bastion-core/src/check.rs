@@ -7,6 +7,7 @@
 //! | `descriptor` | `{"kind": "tool" \| "prompt" \| "resource" \| "resource_template" \| "server_instructions", "descriptor": {...}}` |
 //! | `confirmation` | `{"server_trust": "trusted" \| "untrusted", "tool"?, "call", "history"?, "server"?, "server_launch_hash"?, "policy"?}` ([`crate::confirm::check_confirmation`]): `allow` may run without asking, `flag` must ask, `block` refused by policy; output the confirmation view with its digest |
 //! | `url` | `{"context", "url", "dns_answers_in_order"?, "redirect_chain"?, "policy"?}`, `{"context": "as_metadata", "issuer_identifier", "metadata_url", "metadata"}` or `{"context": "authorization_response", "expected_issuer", "callback_query", "iss_required"?}` ([`crate::url_gate::check_url`]) |
+//! | `http-request` | `{"transport"?: "http", "method", "path", "headers", "raw"? \| "raw_prefix"?, "policy"?}` ([`crate::http_gate::check_http_request`]): the listener's decision (default policy: `127.0.0.1:8931`, body cap `max_host_frame_bytes`, token checked only when `policy.token` is given); output `{action, status?, status_text?, reason?, stage?, policy}` |
 //! | `elicitation` | a whole `elicitation/create` request (form or url mode) ([`crate::elicit::check_elicitation`]) |
 //! | `server-json` | a registry `server.json` document ([`crate::publish::check_server_json`]): name, package registry types, identifiers, exact versions, `fileSha256`, OCI tag or digest, shell metacharacters, https remotes |
 //! | `ui-resources` | `{"manifest": <contract source manifest>, "policy"?, "files"?}` ([`crate::publish::check_ui_input`]): `ui://` URI and MIME, tool links, visibility, CSP origins, sensitive permissions, content confinement and hash |
@@ -44,6 +45,8 @@ pub enum CheckKind {
     ServerJson,
     /// UI resources of a contract source manifest ([`crate::publish::check_ui_input`]).
     UiResources,
+    /// One request to the Streamable HTTP listener ([`crate::http_gate::check_http_request`]).
+    HttpRequest,
 }
 
 impl CheckKind {
@@ -62,6 +65,7 @@ impl CheckKind {
             "elicitation" => Ok(Self::Elicitation),
             "server-json" => Ok(Self::ServerJson),
             "ui-resources" => Ok(Self::UiResources),
+            "http-request" => Ok(Self::HttpRequest),
             other => Err(CheckError::UnknownKind(other.to_owned())),
         }
     }
@@ -73,7 +77,7 @@ impl CheckKind {
 pub enum CheckError {
     /// Unknown kind name.
     #[error(
-        "unknown check kind `{0}`; expected one of: message, descriptor, result, drift, confirmation, url, elicitation, server-json, ui-resources"
+        "unknown check kind `{0}`; expected one of: message, http-request, descriptor, result, drift, confirmation, url, elicitation, server-json, ui-resources"
     )]
     UnknownKind(String),
     /// The input does not have the shape the kind needs.
@@ -138,6 +142,8 @@ pub fn run(kind: CheckKind, input: &Value, limits: &Limits) -> Result<Report, Ch
         CheckKind::UiResources => {
             crate::publish::check_ui_input(input).map_err(|e| bad("ui-resources", e.to_string()))
         }
+        CheckKind::HttpRequest => crate::http_gate::check_http_request(input, limits)
+            .map_err(|e| bad("http-request", e.to_string())),
     }
 }
 

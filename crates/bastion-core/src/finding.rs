@@ -314,6 +314,32 @@ finding_codes! {
     UiSensitivePermissionUnapproved => "ui_sensitive_permission_unapproved", "a UI resource requests camera, microphone, geolocation or clipboard-write without a permission_approval, or the UI policy does not allow it";
     /// UI content file refused.
     UiContentRefused => "ui_content_refused", "a UI resource's content file is outside the UI root (absolute path, `..`, backslash), a symbolic link, not a regular file, missing, over max_ui_bytes, or different from its reviewed sha256/size";
+    /// Oversize HTTP body.
+    HttpBodyTooLarge => "http_body_too_large", "an HTTP request to the listener declares or sends a body above max_host_frame_bytes; refused 413 before the body is buffered";
+    /// Repeated single-valued HTTP field.
+    HttpDuplicateHeader => "http_duplicate_header", "an HTTP request to the listener repeats a single-valued field (Host, Content-Length, Origin, ...); refused 400";
+    /// Foreign or missing Host.
+    HttpHostNotAllowed => "http_host_not_allowed", "an HTTP request's Host is not one the listener answers to (DNS rebinding) or is missing/malformed; refused 403 (400)";
+    /// Foreign Origin.
+    HttpOriginNotAllowed => "http_origin_not_allowed", "an HTTP request carries an Origin that is not allowed (null included): a web page driving the listener (CSRF, DNS rebinding); refused 403";
+    /// Missing or wrong bearer token.
+    HttpUnauthorized => "http_unauthorized", "an HTTP request lacks the listener's bearer token or presents another; refused 401";
+    /// Not the MCP endpoint.
+    HttpNotFound => "http_not_found", "an HTTP request targets a path other than the MCP endpoint; refused 404";
+    /// Method not served.
+    HttpMethod => "http_method", "an HTTP request uses a method other than POST, GET or DELETE; refused 405";
+    /// Malformed body framing.
+    HttpMalformedHeader => "http_malformed_header", "an HTTP request's body framing is malformed or ambiguous (Content-Length not digits, with Transfer-Encoding, disagreeing with the body) or its Mcp-Session-Id is not visible ASCII; refused 400";
+    /// POST without a delimited body.
+    HttpLengthRequired => "http_length_required", "an HTTP POST has neither Content-Length nor chunked Transfer-Encoding; refused 411";
+    /// Body not application/json.
+    HttpContentType => "http_content_type", "an HTTP POST body is not declared application/json (UTF-8), e.g. a CORS-simple text/plain; refused 415";
+    /// Accept too narrow.
+    HttpAccept => "http_accept", "an HTTP request's Accept does not allow application/json and text/event-stream (POST) or text/event-stream (GET); refused 406";
+    /// Protocol version header unsupported or disagreeing with the body.
+    HttpProtocolVersionMismatch => "http_protocol_version_mismatch", "an HTTP request's MCP-Protocol-Version is unsupported or differs from the body's _meta (or initialize) protocol version; refused 400";
+    /// Mirrored routing header disagreeing with the body.
+    HttpHeaderMismatch => "http_header_mismatch", "an HTTP request's Mcp-Method or Mcp-Name header differs from the body's method or name (2026-07-28); refused 400";
 }
 
 impl fmt::Display for Code {

@@ -6,8 +6,9 @@
 //! JSON parser ([`json`]), JSON-RPC 2.0 envelope checks ([`envelope`]), era and method
 //! classification ([`era`], [`methods`]), hidden-Unicode detection ([`unicode`]),
 //! terminal/text/HTML/markdown sanitizers ([`sanitize`]), descriptor detectors
-//! ([`detect`]), result inspection ([`result`]), the URL gate ([`url_gate`]), elicitation mediation
-//! ([`elicit`]), publisher reviews ([`publish`]) and the `check` entry points ([`check`]).
+//! ([`detect`]), result inspection ([`result`]), the URL gate ([`url_gate`]), the HTTP
+//! listener gate ([`http_gate`]), elicitation mediation ([`elicit`]), publisher reviews
+//! ([`publish`]) and the `check` entry points ([`check`]).
 //!
 //! What it does not do: read files, sockets or processes, spawn anything, or read the
 //! clock. Time, when needed, is passed in by the caller.
@@ -21,6 +22,7 @@ pub mod envelope;
 pub mod era;
 pub mod finding;
 pub mod frame;
+pub mod http_gate;
 pub mod json;
 pub mod limits;
 pub mod lists;

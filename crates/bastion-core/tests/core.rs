@@ -195,6 +195,11 @@ fn ui_resources_fixtures() {
 }
 
 #[test]
+fn http_request_fixtures() {
+    assert_dir("http-request", CheckKind::HttpRequest, 40);
+}
+
+#[test]
 fn url_fixtures() {
     assert_dir("url", CheckKind::Url, 60);
 }
@@ -243,7 +248,8 @@ fn corpus_cases_have_fixtures() {
     const REQUIRED: &[&str] = &[
         // framing (stdio)
         "c001", "c002", "c004", "c005", "c007", "c008", "c011", "c013", "c014", "c172", "c173",
-        // descriptor
+        // framing (http)
+        "c010", "c016", "c017", // descriptor
         "c019", "c020", "c022", "c023", "c025", "c026", "c028", "c029", "c031", "c032", "c034",
         "c035", "c037", "c038", "c149", "c150", "c152", "c153", // result_sanitize
         "c046", "c047", "c049", "c050", "c052", "c053", "c055", "c056", "c058", "c059", "c061",
@@ -263,6 +269,7 @@ fn corpus_cases_have_fixtures() {
     let mut abouts = String::new();
     for dir in [
         "message",
+        "http-request",
         "descriptor",
         "result",
         "drift",

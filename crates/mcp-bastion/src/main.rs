@@ -86,8 +86,8 @@ enum Command {
     },
     /// Run one detector family on one input (a file, or `-` / nothing for stdin).
     Check {
-        /// message | descriptor | result | drift | confirmation | url | elicitation |
-        /// server-json | ui-resources
+        /// message | http-request | descriptor | result | drift | confirmation | url |
+        /// elicitation | server-json | ui-resources
         kind: String,
         /// Input file (JSON); `-` or absent reads stdin.
         input: Option<PathBuf>,

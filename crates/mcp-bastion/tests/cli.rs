@@ -212,6 +212,69 @@ fn check_confirmation_uses_the_config_policy() {
     );
 }
 
+/// `check http-request`: DESIGN §3 JSON shape, exit codes, and the body cap from the
+/// configured `[limits] max_host_frame_bytes`.
+#[test]
+fn check_http_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("b.db");
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+    let request = |host: &str, length: &str| {
+        json!({"transport": "http", "method": "POST", "path": "/mcp",
+               "headers": {"Host": host, "Content-Type": "application/json",
+                           "Accept": "application/json, text/event-stream",
+                           "Content-Length": length}})
+        .to_string()
+    };
+    let len = body.len().to_string();
+    let out = run(
+        &["--json", "check", "http-request"],
+        &request("rebind.attacker.example:8931", &len),
+        &store,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_out(&out);
+    assert_eq!(v["verdict"], "block");
+    assert_eq!(v["findings"][0]["code"], "http_host_not_allowed");
+    assert_eq!(v["findings"][0]["severity"], "high");
+    assert_eq!(v["findings"][0]["path"], "/headers/Host");
+    assert_eq!(v["output"]["status"], 403);
+    assert_eq!(v["output"]["stage"], "headers");
+
+    let out = run(
+        &["--json", "check", "http-request"],
+        &request("localhost:8931", &len),
+        &store,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let v = json_out(&out);
+    assert_eq!(v["verdict"], "allow");
+    assert_eq!(v["findings"], json!([]));
+    assert_eq!(v["output"]["action"], "allow");
+    assert_eq!(v["output"]["policy"]["max_body_bytes"], 1_048_576);
+
+    std::fs::create_dir_all(dir.path().join("mcp-bastion")).unwrap();
+    std::fs::write(
+        dir.path().join("mcp-bastion/config.toml"),
+        "[limits]\nmax_host_frame_bytes = 1000\n",
+    )
+    .unwrap();
+    let out = run(
+        &["--json", "check", "http-request"],
+        &request("localhost:8931", "1001"),
+        &store,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(json_out(&out)["output"]["status"], 413);
+
+    let out = run(
+        &["check", "http-request"],
+        &json!({"transport": "stdio", "method": "POST", "path": "/mcp"}).to_string(),
+        &store,
+    );
+    assert_eq!(out.status.code(), Some(2), "stdio input is an input error");
+}
+
 #[test]
 fn check_url_and_elicitation() {
     let dir = tempfile::tempdir().unwrap();
