@@ -34,6 +34,7 @@ pub mod sanitize;
 pub mod schema;
 pub mod unicode;
 pub mod uri;
+pub mod uri_template;
 pub mod url_gate;
 
 pub use finding::{Code, Finding, Report, Severity, Verdict};

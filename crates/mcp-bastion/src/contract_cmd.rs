@@ -115,7 +115,8 @@ pub(crate) enum ContractCommand {
         /// Approval receipts (repeat the option).
         #[arg(long = "receipt", required = true)]
         receipts: Vec<PathBuf>,
-        /// Evaluate freshness at this Unix time instead of the clock.
+        /// Evaluate freshness at this later Unix time (a time before the clock's is
+        /// ignored: expired approvals stay expired).
         #[arg(long)]
         at: Option<u64>,
     },

@@ -17,10 +17,21 @@ pub(crate) fn verified(
     store_url: &str,
     extra: Option<&mut Vec<Refusal>>,
 ) -> Result<Verification> {
-    let bytes = io::read(reviewed)?;
+    verified_bytes(&io::read(reviewed)?, sig, pubkey, store_url, extra)
+}
+
+/// [`verified`] for manifest bytes already read (so that what is verified is exactly
+/// what the caller judged: a file read twice may change in between).
+fn verified_bytes(
+    bytes: &[u8],
+    sig: &Path,
+    pubkey: &Path,
+    store_url: &str,
+    extra: Option<&mut Vec<Refusal>>,
+) -> Result<Verification> {
     let envelope = core::parse_signature(&io::read(sig)?).map_err(|e| input_err(&e))?;
     let key = core::parse_public_key(&io::read(pubkey)?).map_err(|e| input_err(&e))?;
-    let (manifest, _) = core::read_reviewed(&bytes).map_err(|e| input_err(&e))?;
+    let (manifest, _) = core::read_reviewed(bytes).map_err(|e| input_err(&e))?;
     with_store(store_url, async |store| {
         let server_id = &manifest.source.server_id;
         let last = store
@@ -30,7 +41,7 @@ pub(crate) fn verified(
                 contract_version: u64::try_from(a.contract_version).unwrap_or(0),
                 manifest_sha256: a.manifest_sha256,
             });
-        let mut v = core::verify_manifest(&bytes, &envelope, &key, last.as_ref())
+        let mut v = core::verify_manifest(bytes, &envelope, &key, last.as_ref())
             .map_err(|e| input_err(&e))?;
         if let Some(extra) = extra {
             v.refusals.append(extra);
@@ -110,11 +121,14 @@ pub(crate) fn activate(
     }
     let bytes = io::read(reviewed)?;
     let (manifest, hash) = core::read_reviewed(&bytes).map_err(|e| input_err(&e))?;
-    let now = io::now_secs(at)?;
+    // `--at` may only move the clock forward ("are these approvals still fresh then?"):
+    // an earlier time would bring expired approvals back.
+    let now = io::now_secs(None)?.max(at.unwrap_or(0));
     let gate = core::check_approvals(&manifest, &hash, &parsed, &trusted, now);
-    // Verification records acceptance only when the gate passed too.
+    // Verification records acceptance only when the gate passed too. The bytes verified
+    // are the bytes the gate judged.
     let mut gate_refusals = gate.refusals.clone();
-    let v = verified(reviewed, sig, pubkey, store_url, Some(&mut gate_refusals))?;
+    let v = verified_bytes(&bytes, sig, pubkey, store_url, Some(&mut gate_refusals))?;
     let mut activation = None;
     if v.is_verified() {
         activation = Some(with_store(store_url, async |store| {

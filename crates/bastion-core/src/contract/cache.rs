@@ -67,8 +67,16 @@ impl CachePolicy {
         if !CACHEABLE_METHODS.contains(&method) {
             return None;
         }
+        // Resources are found by identity ([`crate::uri::resource_key`]): a fragment, a
+        // dot segment or another spelling of a private resource's URI must not fall
+        // back to the method's (perhaps public) hint.
         if method == "resources/read"
-            && let Some(hint) = uri.and_then(|u| self.resources.get(u))
+            && let Some(key) = uri.map(crate::uri::resource_key)
+            && let Some(hint) = self
+                .resources
+                .iter()
+                .find(|(k, _)| crate::uri::resource_key(k) == key)
+                .map(|(_, h)| h)
         {
             return Some(*hint);
         }
@@ -108,5 +116,13 @@ mod tests {
         );
         assert_eq!(policy.hint_for("tools/list", None).unwrap().ttl_ms, 1);
         assert!(policy.hint_for("tools/call", None).is_none());
+        // Other spellings of a resource's URI get that resource's hint.
+        for spelling in ["file:///a#x", "FILE:///a", "file:///./a", "file:///b/../a"] {
+            assert_eq!(
+                policy.hint_for("resources/read", Some(spelling)),
+                policy.hint_for("resources/read", Some("file:///a")),
+                "{spelling}"
+            );
+        }
     }
 }

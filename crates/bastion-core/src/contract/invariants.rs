@@ -123,6 +123,17 @@ pub fn check_invariants(source: &SourceManifest) -> Vec<Finding> {
             &format!("{at}/{i}"),
             &mut out,
         );
+        // The gateway lets a read through when its URI instantiates a contract template
+        // ([`crate::uri_template`]); a template it cannot compile would cover nothing or,
+        // written loosely, every URI.
+        if let Err(e) = crate::uri_template::UriTemplate::new(ContractEntry::key(t)) {
+            out.push(Finding::new(
+                Code::ContractFieldInvalid,
+                Severity::High,
+                format!("{at}/{i}/uriTemplate"),
+                format!("{e}; write the template with its literal scheme and prefix"),
+            ));
+        }
     }
     let uis = &source.ui_resources;
     unique(
@@ -242,8 +253,39 @@ fn tool_rules(tool: &ToolEntry, path: &str, out: &mut Vec<Finding>) {
             ),
         ));
     }
+    // `patternProperties` (and `unevaluatedProperties`, composition keywords at the root)
+    // admit names `additionalProperties` does not see.
+    for open in [
+        "patternProperties",
+        "unevaluatedProperties",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "$ref",
+    ] {
+        if schema.get(open).is_some() {
+            out.push(high(
+                Code::ContractSchemaOpen,
+                pointer_push(&pointer_push(path, "inputSchema"), open),
+                format!(
+                    "tool {:?}: inputSchema root must not use {open:?}: with it the schema may accept arguments its properties do not declare",
+                    tool.name
+                ),
+            ));
+        }
+    }
     annotation_rules(tool, path, out);
     for (i, effect) in tool.side_effects.iter().enumerate() {
+        if effect.trim_start().starts_with("review:") {
+            out.push(high(
+                Code::ContractFieldInvalid,
+                format!("{path}/side_effects/{i}"),
+                format!(
+                    "tool {:?}: side effect {effect:?} is the placeholder `contract from-server` wrote; describe the real effect (or remove it) before building",
+                    tool.name
+                ),
+            ));
+        }
         if effect.trim().is_empty() {
             out.push(high(
                 Code::ContractFieldInvalid,

@@ -62,6 +62,14 @@ pub(crate) fn parse_artifact<T: DeserializeOwned>(
 ) -> Result<(T, Value), ContractError> {
     let value = parse_value(bytes, MAX_ARTIFACT_DEPTH)
         .map_err(|source| ContractError::Json { what, source })?;
+    if let Some(at) = imprecise_number(&value, String::new()) {
+        return Err(ContractError::Shape {
+            what,
+            detail: format!(
+                "the number at {at:?} is an integer beyond ±2^53, which RFC 8785 canonical JSON (IEEE 754 binary64) cannot carry exactly: two different values would share one hash and one signature"
+            ),
+        });
+    }
     let found = value.get("format").and_then(Value::as_str);
     if found != Some(expected) {
         return Err(ContractError::Format {
@@ -75,6 +83,31 @@ pub(crate) fn parse_artifact<T: DeserializeOwned>(
         detail: e.to_string(),
     })?;
     Ok((typed, value))
+}
+
+/// The JSON Pointer of the first number in `value` that binary64 cannot hold exactly
+/// (an integer beyond ±2^53, RFC 8259 §6), if any.
+fn imprecise_number(value: &Value, at: String) -> Option<String> {
+    const LIMIT: u64 = 1 << 53;
+    match value {
+        Value::Number(n) => {
+            let beyond = match (n.as_u64(), n.as_i64()) {
+                (Some(u), _) => u > LIMIT,
+                (None, Some(i)) => i.unsigned_abs() > LIMIT,
+                (None, None) => n
+                    .as_f64()
+                    .is_some_and(|f| f.fract() == 0.0 && f.abs() > 9_007_199_254_740_992.0),
+            };
+            beyond.then_some(at)
+        }
+        Value::Array(items) => items.iter().enumerate().find_map(|(i, v)| {
+            imprecise_number(v, crate::finding::pointer_push(&at, &i.to_string()))
+        }),
+        Value::Object(map) => map
+            .iter()
+            .find_map(|(k, v)| imprecise_number(v, crate::finding::pointer_push(&at, k))),
+        _ => None,
+    }
 }
 
 /// Reads a source manifest.
@@ -327,4 +360,23 @@ pub fn check_reviewed(manifest: &ReviewedManifest) -> Result<Vec<Mismatch>, Cont
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_beyond_2_pow_53_are_refused() {
+        let ok = br#"{"format": "mcp-bastion-contract/1", "n": 9007199254740992}"#;
+        assert!(imprecise_number(&parse_value(ok, 16).unwrap(), String::new()).is_none());
+        for bad in [
+            &br#"{"format": "mcp-bastion-contract/1", "contract_version": 9007199254740993}"#[..],
+            br#"{"format": "mcp-bastion-contract/1", "a": [1, {"b": -9007199254740993}]}"#,
+            br#"{"format": "mcp-bastion-contract/1", "c": 1e300}"#,
+        ] {
+            let err = parse_source(bad).unwrap_err();
+            assert!(err.to_string().contains("beyond ±2^53"), "{err}");
+        }
+    }
 }

@@ -11,6 +11,7 @@ use bastion_core::finding::Verdict;
 use bastion_core::lists::{ItemOutcome, ListShape};
 use bastion_core::publish::{ContractIndex, LiveMatch};
 use bastion_core::uri;
+use bastion_core::uri_template::UriTemplate;
 use serde_json::Value;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
@@ -24,8 +25,9 @@ pub(crate) struct ContractGuard {
     index: Arc<ContractIndex>,
     /// Contract resource URIs as [`uri::resource_key`]s.
     resources: HashSet<String>,
-    /// Literal prefixes of the contract's resource templates ([`uri::template_prefix`]).
-    template_prefixes: Vec<String>,
+    /// The contract's resource templates, compiled strictly ([`UriTemplate`]); templates
+    /// that cannot be compiled (no literal scheme) cover nothing.
+    templates: Vec<UriTemplate>,
     /// Keys listed but withheld for not matching, per list member (resources as
     /// resource keys), as of the latest listing.
     held: HashMap<&'static str, HashSet<String>>,
@@ -39,14 +41,14 @@ impl ContractGuard {
             .keys(EntryKind::Resource)
             .map(uri::resource_key)
             .collect();
-        let template_prefixes = index
+        let templates = index
             .keys(EntryKind::ResourceTemplate)
-            .map(uri::template_prefix)
+            .filter_map(|t| UriTemplate::new(t).ok())
             .collect();
         Self {
             index,
             resources,
-            template_prefixes,
+            templates,
             held: HashMap::new(),
             seen: HashMap::new(),
         }
@@ -56,7 +58,10 @@ impl ContractGuard {
     /// outside the contract: not a contract entry (for resources: no contract resource
     /// and no contract template it may instantiate), or listed in a form that did not
     /// match.
-    pub(crate) fn refuses(&self, list: &str, key: &str) -> bool {
+    ///
+    /// `raw` is the target as the host sent it: a resource must instantiate a template
+    /// both as sent (what the server receives) and as its key.
+    pub(crate) fn refuses(&self, list: &str, key: &str, raw: &str) -> bool {
         if self.held.get(list).is_some_and(|h| h.contains(key)) {
             return true;
         }
@@ -66,9 +71,9 @@ impl ContractGuard {
             "resources" => {
                 !self.resources.contains(key)
                     && !self
-                        .template_prefixes
+                        .templates
                         .iter()
-                        .any(|p| key.starts_with(p.as_str()))
+                        .any(|t| t.matches(raw) && t.matches(key))
             }
             _ => false,
         }
@@ -185,7 +190,9 @@ impl Relay {
 
 impl State {
     /// `contract_mismatch` when a contract is enforced and `key` of `list` is outside it.
-    pub(super) fn contract_refuses(&self, list: &str, key: &str) -> bool {
-        self.contract.as_ref().is_some_and(|g| g.refuses(list, key))
+    pub(super) fn contract_refuses(&self, list: &str, key: &str, raw: &str) -> bool {
+        self.contract
+            .as_ref()
+            .is_some_and(|g| g.refuses(list, key, raw))
     }
 }

@@ -147,7 +147,7 @@ impl State {
         {
             return Some("blocked_descriptor");
         }
-        if self.contract_refuses(list, &key) {
+        if self.contract_refuses(list, &key, target) {
             return Some(contract::CONTRACT_MISMATCH);
         }
         if self
