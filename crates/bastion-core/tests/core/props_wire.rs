@@ -1,9 +1,9 @@
-//! Properties of the frame reader, the terminal sanitizer, RFC 8785 canonical JSON and
-//! URL normalization (issue 9 §2). The HTML, markdown and text sanitizers have theirs
+//! Properties of the terminal sanitizer, RFC 8785 canonical JSON and URL normalization
+//! (issue 9 §2). The frame reader's (frames do not depend on read boundaries) is the
+//! `frame_reader` fuzz target, replayed on stable by `fuzz/tests/replay.rs`. The HTML, markdown and text sanitizers have theirs
 //! beside the code (`src/sanitize/markup.rs`, `src/sanitize/text.rs`), as does the
 //! canonical hash's key-order and whitespace invariance (`src/pins/tests/props.rs`).
 
-use bastion_core::frame::{FrameDecoder, FrameEvent, PREFIX_KEEP};
 use bastion_core::json::parse_value;
 use bastion_core::pins::canonical_json;
 use bastion_core::sanitize::terminal::strip_terminal;
@@ -24,36 +24,6 @@ pub(crate) fn config(cases: u32) -> ProptestConfig {
         failure_persistence: None,
         ..ProptestConfig::default()
     }
-}
-
-/// What the stdio transport means by a frame (MCP 2025-11-25 Transports §stdio): each
-/// `\n`-terminated line, whitespace-only lines skipped, lines over `limit` reported as
-/// oversized with their first [`PREFIX_KEEP`] bytes; a last line without newline counts.
-fn reference_frames(stream: &[u8], limit: usize) -> Vec<FrameEvent> {
-    let mut out = Vec::new();
-    for line in stream.split(|&b| b == b'\n') {
-        if line.len() > limit {
-            out.push(FrameEvent::Oversized {
-                bytes: line.len(),
-                prefix: line[..line.len().min(PREFIX_KEEP)].to_vec(),
-            });
-        } else if !line.iter().all(u8::is_ascii_whitespace) {
-            out.push(FrameEvent::Frame(line.to_vec()));
-        }
-    }
-    out
-}
-
-fn stream() -> impl Strategy<Value = Vec<u8>> {
-    let piece = prop_oneof![
-        4 => "[a-z{}\":,]{0,12}".prop_map(String::into_bytes),
-        2 => Just(b"\n".to_vec()),
-        1 => Just(b"\r\n".to_vec()),
-        1 => Just(b" \t ".to_vec()),
-        1 => Just(vec![0xff, 0xc3]),
-        1 => "\\PC{0,6}".prop_map(String::into_bytes),
-    ];
-    prop::collection::vec(piece, 0..24).prop_map(|p| p.concat())
 }
 
 /// Terminal-hostile text: CSI, OSC (BEL- and ST-terminated), DCS, 8-bit C1 introducers,
@@ -150,28 +120,6 @@ fn json_text() -> impl Strategy<Value = String> {
 
 proptest! {
     #![proptest_config(config(1024))]
-
-    /// However the stream is cut into reads, the frames are the lines of the stream, and
-    /// the decoder never buffers more than the limit.
-    #[test]
-    fn frames_do_not_depend_on_read_boundaries(
-        bytes in stream(),
-        cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..8),
-        limit in 0usize..48,
-    ) {
-        let mut at: Vec<usize> = cuts.iter().map(|c| c.index(bytes.len() + 1)).collect();
-        at.sort_unstable();
-        let mut d = FrameDecoder::new(limit);
-        let mut got = Vec::new();
-        let mut from = 0;
-        for to in at.into_iter().chain([bytes.len()]) {
-            d.push(&bytes[from..to], &mut got);
-            prop_assert!(d.buffered() <= limit);
-            from = to;
-        }
-        got.extend(d.finish());
-        prop_assert_eq!(got, reference_frames(&bytes, limit));
-    }
 
     /// Terminal stripping leaves no ESC, no C0 but TAB/LF/CR, no DEL or C1, and a second
     /// pass changes nothing (and borrows).
