@@ -302,6 +302,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let pin_mode = cfg.pinning.mode;
             let policy = cfg.policy.clone();
             let log_arguments = cfg.audit.log_arguments;
+            let audit_fail_closed = cfg.audit.fail_closed;
             let elicit_policy = cfg.urls.elicit_policy();
             let elicit_modes = cfg.elicitation.clone();
             bastion_gateway::child::adopt_orphans();
@@ -314,6 +315,11 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let code = rt.block_on(async {
                 let store = Store::open(&store_url).await.map_err(internal)?;
                 let (sink, writer) = AuditSink::start(store.clone(), &name);
+                let sink = if audit_fail_closed {
+                    sink
+                } else {
+                    sink.fail_open()
+                };
                 wcfg.pinning = Some(PinningSetup {
                     store: store.clone(),
                     mode: pin_mode,
