@@ -28,6 +28,11 @@ struct Host {
 impl Host {
     async fn start(command: Vec<String>, limits: Limits) -> Self {
         let store = Store::open("sqlite::memory:").await.unwrap();
+        Self::start_with(command, limits, store)
+    }
+
+    /// [`Host::start`] auditing to `store`.
+    fn start_with(command: Vec<String>, limits: Limits, store: Store) -> Self {
         let (sink, audit_writer) = AuditSink::start(store.clone(), "hostile");
         let (host_w, gw_r) = tokio::io::duplex(1 << 16);
         let (gw_w, host_r) = tokio::io::duplex(1 << 16);
@@ -830,3 +835,9 @@ mod confirm;
 
 #[path = "gateway/elicit.rs"]
 mod elicit;
+
+#[path = "gateway/faults.rs"]
+mod faults;
+
+#[path = "support/procs.rs"]
+mod procs;
