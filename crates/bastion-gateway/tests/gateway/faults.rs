@@ -208,6 +208,18 @@ async fn a_64_mib_host_line_is_refused_while_reading() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_64_mib_server_line_is_refused_while_reading() {
+    let mut h = Host::start(fault_server(&[]), Limits::default()).await;
+    init(&mut h).await;
+    let r = h.call("huge", json!({})).await;
+    assert_eq!(reason(&r), "upstream_message_rejected", "{r}");
+    assert_eq!(r["error"]["data"]["finding"], "frame_too_large", "{r}");
+    let r = h.call("echo", json!({"text": "still here"})).await;
+    assert_eq!(r["result"]["content"][0]["text"], "still here", "{r}");
+    h.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ten_thousand_tools_are_listed_sorted() {
     let mut h = Host::start(
         fault_server(&["FAULT_TOOLS=10000".into()]),
@@ -222,7 +234,7 @@ async fn ten_thousand_tools_are_listed_sorted() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names.len(), 10_005, "10,000 + the five fault tools");
+    assert_eq!(names.len(), 10_006, "10,000 + the six fault tools");
     assert!(names.windows(2).all(|w| w[0] < w[1]), "sorted by name");
     let r = h.call("t09999", json!({})).await;
     assert!(r.get("result").is_some(), "{r}");

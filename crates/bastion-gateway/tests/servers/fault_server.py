@@ -9,9 +9,10 @@ crash_mid_frame   writes the first half of its answer (no newline) and exits wit
 exit_now          exits with code 5 without answering (other requests stay pending)
 slow              never answers (the request stays pending)
 dribble           writes its answer one byte every FAULT_DRIBBLE_MS (default 200) ms
+huge              answers with one text of FAULT_HUGE_BYTES (default 64 MiB) bytes
 
 tools/list answers FAULT_TOOLS (default 3) tools named t00000, t00001, ... in reverse
-order, then the five tools above; with FAULT_SCHEMA_DEPTH set, one more tool "deep" whose inputSchema nests that
+order, then the six tools above; with FAULT_SCHEMA_DEPTH set, one more tool "deep" whose inputSchema nests that
 many "properties" levels.
 
 Every notification the server receives is appended, one JSON line each, to the file
@@ -27,6 +28,7 @@ LOG = os.environ.get("FAULT_LOG")
 TOOLS = int(os.environ.get("FAULT_TOOLS", "3"))
 DEPTH = int(os.environ.get("FAULT_SCHEMA_DEPTH", "0"))
 DRIBBLE = int(os.environ.get("FAULT_DRIBBLE_MS", "200")) / 1000.0
+HUGE = int(os.environ.get("FAULT_HUGE_BYTES", str(64 * 1024 * 1024)))
 out = sys.stdout.buffer
 
 
@@ -47,7 +49,7 @@ def tools():
               for i in reversed(range(TOOLS))]
     listed.append({"name": "echo", "description": "Echoes the text argument.",
                    "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}})
-    for name in ("crash_mid_frame", "exit_now", "slow", "dribble"):
+    for name in ("crash_mid_frame", "exit_now", "slow", "dribble", "huge"):
         listed.append({"name": name, "description": "Fault: %s." % name.replace("_", " "),
                        "inputSchema": {"type": "object"}})
     if DEPTH:
@@ -78,6 +80,9 @@ def call(rid, name, args):
             out.write(bytes([b]))
             out.flush()
             time.sleep(DRIBBLE)
+        return
+    if name == "huge":
+        send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "a" * HUGE}]}})
         return
     send({"jsonrpc": "2.0", "id": rid,
           "result": {"content": [{"type": "text", "text": str(args.get("text", ""))}]}})
