@@ -2,7 +2,7 @@
 //! the check inputs of the core's fixtures and, when a path to the shared attack corpus
 //! `cases.jsonl` is given (argument or `BASTION_CORPUS`), its inputs too.
 //!
-//! Usage: `cargo run --no-default-features --bin seed-corpus [-- PATH/cases.jsonl]`
+//! Usage: `cargo run --no-default-features --example seed-corpus [-- PATH/cases.jsonl]`
 
 use bastion_fuzz::seeds::{corpus_inputs, fixture_inputs, repo_root, seeds_for};
 use bastion_fuzz::{TARGETS, checks};
