@@ -300,3 +300,29 @@ fn audit_fail_closed_false_keeps_calls_running_during_an_outage() {
         "the outage is still reported: {err:?}"
     );
 }
+
+#[test]
+fn an_unopenable_store_stops_wrap_before_the_server_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    // A store below a regular file: its directory cannot be created, even by root.
+    let blocker = dir.path().join("file");
+    std::fs::write(&blocker, "not a directory").unwrap();
+    let db = blocker.join("b.db");
+    let log = dir.path().join("fault.log");
+    let out = Command::new(bin())
+        .args(["wrap", "--name", "fault", "--", "env"])
+        .arg(format!("FAULT_LOG={}", log.display()))
+        .args(["python3", &fault_server().display().to_string()])
+        .env("MCP_BASTION_STORE", format!("sqlite://{}", db.display()))
+        .env("XDG_CONFIG_HOME", dir.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!log.exists(), "the server was started");
+}
