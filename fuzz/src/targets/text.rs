@@ -4,7 +4,7 @@
 use crate::checks::{assert_clean_text, for_each_string, json, text};
 use bastion_core::result::{ResultOptions, inspect_result};
 use bastion_core::sanitize::terminal::strip_terminal;
-use bastion_core::sanitize::{ContentPolicy, sanitize_markup, sanitize_text};
+use bastion_core::sanitize::{ContentPolicy, sanitize_markup, sanitize_text, sanitize_value};
 use pulldown_cmark::{Event, Options, Parser, Tag};
 use std::borrow::Cow;
 
@@ -133,9 +133,10 @@ pub fn markdown(data: &[u8]) {
     }
 }
 
-/// Whole `tools/call` / `resources/read` / `prompts/get` results: every string of a
-/// rewritten result is clean, and a second inspection finds nothing to rewrite unless
-/// the first one truncated text.
+/// Whole `tools/call` / `resources/read` / `prompts/get` results as the gateway treats
+/// them: `inspect_result`, then `sanitize_value` over every other string (URIs, `_meta`,
+/// names). Every string of the final result is clean, and a second pass over it changes
+/// nothing (unless the first one truncated text).
 ///
 /// # Panics
 /// When a property fails.
@@ -146,11 +147,9 @@ pub fn result(data: &[u8]) {
     let opts = ResultOptions::default();
     for method in ["tools/call", "resources/read", "prompts/get"] {
         let outcome = inspect_result(method, &value, &opts);
-        let Some(rewritten) = &outcome.rewritten else {
-            continue;
-        };
-        for_each_string(rewritten, "", &mut |s, path| {
-            // Binary payloads are replaced whole; base64 is ASCII and clean anyway.
+        let mut shown = outcome.rewritten.clone().unwrap_or_else(|| value.clone());
+        sanitize_value(&mut shown);
+        for_each_string(&shown, "", &mut |s, path| {
             assert_clean_text(s, &format!("{method} result {path}"));
         });
         let truncated = outcome
@@ -158,10 +157,10 @@ pub fn result(data: &[u8]) {
             .iter()
             .any(|f| f.code.as_str() == "text_truncated");
         if !truncated {
-            let again = inspect_result(method, rewritten, &opts);
+            let again = inspect_result(method, &shown, &opts);
             assert!(
                 again.rewritten.is_none(),
-                "{method}: second pass rewrote {rewritten}"
+                "{method}: second pass rewrote {shown}"
             );
         }
     }
