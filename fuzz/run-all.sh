@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every fuzz target in turn (nightly + cargo-fuzz), each until RUNS executions or
 # SECS seconds, whichever comes first, from the seeds in corpus/<target>/ (see README),
-# and prints one line per target: executions, seconds, crashes (artifacts/<target>/).
+# and prints one line per target: executions, seconds, crashes (artifacts/<target>/);
+# libFuzzer's output goes to logs/<target>.log.
 # Usage: fuzz/run-all.sh [SECS] [RUNS] [TARGET...]
 set -uo pipefail
 cd "$(dirname "$0")"
@@ -14,8 +15,8 @@ if [ ${#targets[@]} -eq 0 ]; then
 fi
 cargo +nightly fuzz build -s none >/dev/null 2>&1 || { echo "build failed" >&2; exit 1; }
 for t in "${targets[@]}"; do
-  mkdir -p "corpus/$t" "artifacts/$t"
-  log="artifacts/$t/last-run.log"
+  mkdir -p "corpus/$t" "artifacts/$t" logs
+  log="logs/$t.log"
   start=$(date +%s)
   cargo +nightly fuzz run -s none "$t" "corpus/$t" -- -dict=fuzz.dict -runs="$runs" \
     -max_total_time="$secs" -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
@@ -23,6 +24,6 @@ for t in "${targets[@]}"; do
   rc=$?
   end=$(date +%s)
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
-  crashes=$(find "artifacts/$t" -type f ! -name '*.log' | wc -l)
+  crashes=$(find "artifacts/$t" -type f | wc -l)
   echo "$t execs=${execs:-?} secs=$((end - start)) rc=$rc crashes=$crashes"
 done
