@@ -39,16 +39,21 @@ const ACTIVE: &[&str] = &[
     "meta", "link",
 ];
 
-/// The active element `html` (lowercase) opens or closes, if any.
+/// The active element `html` (lowercase) opens or closes, if any. The tag name runs to
+/// whitespace, `/` or `>` as the HTML tokenizer reads it (WHATWG HTML §13.2.5.8), so
+/// `<svg-->` names the element `svg--`, not `svg`.
 fn active_tag(lower: &str) -> Option<&'static str> {
-    lower.split('<').skip(1).find_map(|tag| {
-        let name: String = tag
-            .trim_start_matches('/')
-            .chars()
-            .take_while(char::is_ascii_alphanumeric)
-            .collect();
-        ACTIVE.iter().copied().find(|a| *a == name)
-    })
+    lower.split('<').skip(1).find_map(active_name)
+}
+
+/// The active element named at the start of `tag` (the text after its `<`), if any.
+fn active_name(tag: &str) -> Option<&'static str> {
+    let name: String = tag
+        .trim_start_matches('/')
+        .chars()
+        .take_while(|c| !c.is_ascii_whitespace() && !matches!(c, '/' | '>'))
+        .collect();
+    ACTIVE.iter().copied().find(|a| *a == name)
 }
 
 /// Panics when `html` holds an active element, a comment, an event-handler attribute or
@@ -119,9 +124,20 @@ pub fn markdown(data: &[u8]) {
                     );
                 }
             }
-            Event::Html(html) | Event::InlineHtml(html) => {
+            Event::Html(html) => {
                 let lower = html.to_ascii_lowercase();
                 let active = active_tag(&lower);
+                assert!(
+                    active.is_none(),
+                    "{active:?} kept as HTML in {:?}",
+                    once.text
+                );
+            }
+            // One tag per inline event: its own name is what counts (a `<` inside a
+            // quoted attribute value opens nothing).
+            Event::InlineHtml(html) => {
+                let lower = html.to_ascii_lowercase();
+                let active = lower.strip_prefix('<').and_then(active_name);
                 assert!(
                     active.is_none(),
                     "{active:?} kept as HTML in {:?}",
