@@ -12,6 +12,7 @@
 //! decisions are deterministic.
 
 pub mod checks;
+pub mod html_check;
 pub mod mutate;
 pub mod seeds;
 mod targets;

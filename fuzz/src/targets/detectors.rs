@@ -105,7 +105,13 @@ pub fn url_gate(data: &[u8]) {
         UrlPolicy::navigate().with_loopback_http(true),
     ] {
         let first = assess(&raw, &policy, "/u");
-        let Some(norm) = &first.normalized else {
+        // Percent-encoding can grow a URL past the length limit; such a form is
+        // refused as too long on a second look, which is right.
+        let Some(norm) = first
+            .normalized
+            .as_ref()
+            .filter(|n| n.len() <= policy.max_len)
+        else {
             continue;
         };
         let second = assess(norm, &policy, "/u");
