@@ -29,7 +29,8 @@ impl TokenSink for Sink {
                 }
                 for attr in &tag.attrs {
                     let key: &str = &attr.name.local;
-                    if key.starts_with("on") {
+                    // A handler attribute without a value runs nothing.
+                    if key.starts_with("on") && !attr.value.trim().is_empty() {
                         found.push(format!("handler {key} on <{name}>"));
                     }
                     // The URL parser skips leading controls and spaces and drops tabs and
