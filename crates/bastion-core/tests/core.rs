@@ -6,6 +6,11 @@ use bastion_core::{Limits, Severity, Verdict};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
+#[path = "core/props_json.rs"]
+mod props_json;
+#[path = "core/props_wire.rs"]
+mod props_wire;
+
 fn fixtures(kind: &str) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")

@@ -1,9 +1,16 @@
 //! The audit sink: a bounded queue in front of the store, drained in batches by one
 //! writer task. Senders wait when the queue is full (back-pressure), so no event is
 //! dropped silently; a store failure is reported on stderr once per outage.
+//!
+//! While the store is failing (locked beyond its busy timeout, read-only, disk full),
+//! [`AuditSink::refuses_calls`] is `true` and the relay refuses `tools/call` with reason
+//! `audit_unavailable` (issue 9 §3): a call that cannot be audited does not run. The
+//! first successful write ends the outage. [`AuditSink::fail_open`] (config
+//! `[audit] fail_closed = false`) keeps forwarding calls during an outage instead.
 
 use bastion_store::{AuditEvent, Store};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -23,6 +30,10 @@ const LINGER_BELOW: usize = 64;
 pub struct AuditSink {
     tx: mpsc::Sender<AuditEvent>,
     server: Arc<str>,
+    /// `true` from a failed write until the next successful one.
+    unavailable: Arc<AtomicBool>,
+    /// Refuse tool calls while `unavailable` (default `true`).
+    fail_closed: bool,
 }
 
 impl AuditSink {
@@ -36,15 +47,35 @@ impl AuditSink {
     /// Outside a tokio runtime.
     pub fn start(store: Store, server: &str) -> (Self, JoinHandle<()>) {
         let (tx, rx) = mpsc::channel::<AuditEvent>(CAPACITY);
+        let unavailable = Arc::new(AtomicBool::new(false));
+        let health = unavailable.clone();
         let sink = Self {
             tx,
             server: server.into(),
+            unavailable,
+            fail_closed: true,
         };
         let runtime = tokio::runtime::Handle::current();
         // The writer's own work runs on this thread; the store's tasks and timers stay
         // on the runtime that opened it.
-        let handle = tokio::task::spawn_blocking(move || runtime.block_on(write_events(store, rx)));
+        let handle = tokio::task::spawn_blocking(move || {
+            runtime.block_on(write_events(store, rx, &health));
+        });
         (sink, handle)
+    }
+
+    /// Keeps forwarding tool calls while the store cannot be written (config
+    /// `[audit] fail_closed = false`); the outage is still reported on stderr.
+    #[must_use]
+    pub fn fail_open(mut self) -> Self {
+        self.fail_closed = false;
+        self
+    }
+
+    /// `true` while the last write to the store failed and the sink fails closed: the
+    /// relay then refuses `tools/call` with reason `audit_unavailable`.
+    pub fn refuses_calls(&self) -> bool {
+        self.fail_closed && self.unavailable.load(Ordering::Acquire)
     }
 
     /// [`AuditSink::record`] for a thread outside the runtime: blocks while the queue is
@@ -70,8 +101,9 @@ impl AuditSink {
 }
 
 /// The writer loop: drains the queue in batches into the store until every sender is
-/// gone. A store failure is reported on stderr once per outage.
-async fn write_events(store: Store, mut rx: mpsc::Receiver<AuditEvent>) {
+/// gone. A store failure is reported on stderr once per outage and sets `unavailable`
+/// until a write succeeds again.
+async fn write_events(store: Store, mut rx: mpsc::Receiver<AuditEvent>, unavailable: &AtomicBool) {
     let mut failing = false;
     let mut batch = Vec::with_capacity(BATCH);
     while rx.recv_many(&mut batch, BATCH).await > 0 {
@@ -98,11 +130,13 @@ async fn write_events(store: Store, mut rx: mpsc::Receiver<AuditEvent>) {
                     );
                 }
                 failing = false;
+                unavailable.store(false, Ordering::Release);
             }
             Err(e) => {
+                unavailable.store(true, Ordering::Release);
                 if !failing {
                     eprintln!(
-                        "mcp-bastion: cannot write the audit log ({e}); {} event(s) lost, will retry with the next ones",
+                        "mcp-bastion: cannot write the audit log ({e}); {} event(s) lost, will retry with the next ones; until it is writable again tool calls are refused (reason audit_unavailable) unless `[audit] fail_closed = false`",
                         batch.len()
                     );
                 }

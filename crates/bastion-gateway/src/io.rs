@@ -35,6 +35,9 @@ pub(crate) struct FrameReader<R> {
     scratch: Vec<FrameEvent>,
     partial_since: Option<Instant>,
     read_timeout: Duration,
+    /// The rest of a line already reported as [`ReadEvent::PartialTimeout`] is being
+    /// discarded up to its newline: no second timeout (and answer) for the same line.
+    dropping: bool,
     eof: bool,
 }
 
@@ -48,6 +51,7 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
             scratch: Vec::new(),
             partial_since: None,
             read_timeout,
+            dropping: false,
             eof: false,
         }
     }
@@ -83,6 +87,7 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
                         let prefix = self.dec.partial().to_vec();
                         let bytes = self.dec.discard_partial();
                         self.partial_since = None;
+                        self.dropping = true;
                         return Ok(ReadEvent::PartialTimeout { bytes, prefix });
                     }
                 }
@@ -93,11 +98,16 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
                 self.ready.extend(self.dec.finish());
                 continue;
             }
+            if self.dropping && memchr::memchr(b'\n', &self.buf[..n]).is_some() {
+                self.dropping = false;
+            }
             let mut out = std::mem::take(&mut self.scratch);
             self.dec.push(&self.buf[..n], &mut out);
             self.ready.extend(out.drain(..));
             self.scratch = out;
-            if self.dec.has_partial() {
+            if self.dropping {
+                // Still inside the dropped line: nothing to time out.
+            } else if self.dec.has_partial() {
                 if self.partial_since.is_none() || !self.ready.is_empty() {
                     // A new frame started in this chunk (or the previous one finished).
                     self.partial_since = Some(Instant::now());

@@ -116,6 +116,11 @@ impl Pending {
         out
     }
 
+    /// Every pending host request, in no particular order.
+    pub(crate) fn host_requests(&self) -> impl Iterator<Item = &HostRequest> {
+        self.host.values()
+    }
+
     /// Removes and returns every host request.
     pub(crate) fn drain_host(&mut self) -> Vec<HostRequest> {
         self.deadlines.clear();

@@ -208,11 +208,19 @@ where
                 () = shutdown_signal() => HostEnd::Signal,
             }
         } => {
-            match end {
-                HostEnd::Closed => {}
-                HostEnd::Gone => eprintln!("mcp-bastion[{}]: the client stopped reading; stopping the server", cfg.name),
-                HostEnd::Signal => eprintln!("mcp-bastion[{}]: signal received; stopping the server", cfg.name),
-            }
+            let why = match end {
+                HostEnd::Closed => "the client closed the connection",
+                HostEnd::Gone => {
+                    eprintln!("mcp-bastion[{}]: the client stopped reading; stopping the server", cfg.name);
+                    "the client stopped reading"
+                }
+                HostEnd::Signal => {
+                    eprintln!("mcp-bastion[{}]: signal received; stopping the server", cfg.name);
+                    "the gateway is shutting down"
+                }
+            };
+            // Requests the host can no longer receive answers to: the server may stop them.
+            relay.cancel_all_upstream(why);
             close_server.notify_one();
             child::stop(&mut server, grace).await?
         }

@@ -33,8 +33,20 @@ impl Host {
     }
 
     /// A host in front of `wrap` run with `cfg` (grace period shortened to 500 ms).
-    async fn start_with(mut cfg: WrapConfig) -> Self {
+    async fn start_with(cfg: WrapConfig) -> Self {
         let store = Store::open("sqlite::memory:").await.unwrap();
+        Self::start_on(cfg, store)
+    }
+
+    /// [`Host::start`] auditing to `store`.
+    fn start_audited(command: Vec<String>, limits: Limits, store: Store) -> Self {
+        let mut cfg = WrapConfig::new("hostile", command);
+        cfg.limits = limits;
+        Self::start_on(cfg, store)
+    }
+
+    /// [`Host::start_with`] auditing to `store`.
+    fn start_on(mut cfg: WrapConfig, store: Store) -> Self {
         let (sink, audit_writer) = AuditSink::start(store.clone(), "hostile");
         let (host_w, gw_r) = tokio::io::duplex(1 << 16);
         let (gw_w, host_r) = tokio::io::duplex(1 << 16);
@@ -838,3 +850,9 @@ mod elicit;
 
 #[path = "gateway/contract.rs"]
 mod contract;
+
+#[path = "gateway/faults.rs"]
+mod faults;
+
+#[path = "support/procs.rs"]
+mod procs;

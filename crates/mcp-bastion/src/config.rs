@@ -118,12 +118,25 @@ impl Default for ElicitationSection {
 }
 
 /// `[audit]` section.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub(crate) struct AuditSection {
     /// Record tool-call argument values with each confirmation decision, secret-looking
     /// values redacted (DESIGN §4). Default `false`: sizes and digests only.
     pub(crate) log_arguments: bool,
+    /// Refuse `tools/call` with reason `audit_unavailable` while the audit store cannot
+    /// be written (locked, read-only, disk full). Default `true`; `false` keeps
+    /// forwarding calls during the outage (still reported on stderr).
+    pub(crate) fail_closed: bool,
+}
+
+impl Default for AuditSection {
+    fn default() -> Self {
+        Self {
+            log_arguments: false,
+            fail_closed: true,
+        }
+    }
 }
 
 /// `[pinning]` section.

@@ -433,6 +433,7 @@ fn run_wrap(
     let pin_mode = cfg.pinning.mode;
     let policy = cfg.policy.clone();
     let log_arguments = cfg.audit.log_arguments;
+    let audit_fail_closed = cfg.audit.fail_closed;
     let elicit_policy = cfg.urls.elicit_policy();
     let elicit_modes = cfg.elicitation.clone();
     bastion_gateway::child::adopt_orphans();
@@ -465,6 +466,11 @@ fn run_wrap(
             wcfg.contract = Some(v.index);
         }
         let (sink, writer) = AuditSink::start(store.clone(), &name);
+        let sink = if audit_fail_closed {
+            sink
+        } else {
+            sink.fail_open()
+        };
         wcfg.elicitation = bastion_gateway::ElicitSetup {
             policy: elicit_policy,
             store: Some(store.clone()),

@@ -816,7 +816,12 @@ fn rug_server() -> Vec<String> {
 fn pins_json(store: &Path, extra: &[&str]) -> Vec<Value> {
     let mut args = vec!["--json", "pins", "list"];
     args.extend_from_slice(extra);
-    let out = run(&args, "", store);
+    json_lines(&args, store)
+}
+
+/// Runs a `--json` listing command that must succeed; one JSON value per output line.
+fn json_lines(args: &[&str], store: &Path) -> Vec<Value> {
+    let out = run(args, "", store);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -994,3 +999,9 @@ mod wrap_contract;
 
 #[path = "cli/ui_build.rs"]
 mod ui_build;
+
+#[path = "cli/faults.rs"]
+mod faults;
+
+#[path = "../../bastion-gateway/tests/support/procs.rs"]
+mod procs;

@@ -268,7 +268,8 @@ fn normalize_path(path: &str) -> Result<Vec<String>, &'static str> {
 
 /// A path argument's segments: a plain path, or the decoded path of a `file:` URL.
 fn path_of(s: &str) -> Result<Vec<String>, &'static str> {
-    if s.len() > 5 && s[..5].eq_ignore_ascii_case("file:") {
+    // `get`: the fifth byte may fall inside a multi-byte character (fuzz regression).
+    if s.len() > 5 && s.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("file:")) {
         let url = url::Url::parse(s).map_err(|_| "is not a valid file: URL")?;
         if url
             .host_str()

@@ -62,6 +62,26 @@ fn path_prefix_and_traversal_tricks() {
     assert!(!violated(&root, &json!({"path": "/etc"})));
 }
 
+/// Found by the `confirmation` fuzz target: a path whose fifth byte falls inside a
+/// multi-byte character (here a tag character at bytes 3..7) panicked while testing for
+/// a `file:` prefix. Such paths are judged like any other: outside the root, refused.
+#[test]
+fn multibyte_character_across_the_scheme_prefix_does_not_panic() {
+    let r = ArgRule::new("path", &["/home/me/project"], &[]).unwrap();
+    for bad in [
+        "/ho\u{e0001}e/project/x",
+        "fi\u{e9}:x/y",
+        "file\u{2028}/home/me/project",
+        "\u{4e2d}\u{6587}",
+    ] {
+        assert!(violated(&r, &json!({"path": bad})), "{bad:?}");
+    }
+    assert!(!violated(
+        &r,
+        &json!({"path": "/home/me/project/\u{e9}t\u{e9}.txt"})
+    ));
+}
+
 #[test]
 fn pointer_names_nested_arguments() {
     let r = ArgRule::new("/options/target", &["/srv/data"], &[]).unwrap();

@@ -34,15 +34,22 @@ pub(crate) fn scheme(uri: &str) -> Option<String> {
     None
 }
 
-/// The scheme of `uri` when the policy refuses it.
+/// The scheme of `uri` when the policy refuses it. The URI is judged both as received
+/// and as it reaches the host after hidden characters and controls are removed
+/// ([`crate::sanitize::sanitize_text`], applied to every string later): a zero-width
+/// space inside `java​script:` must not hide the scheme from this check and then vanish.
 pub(crate) fn refused(uri: &str, policy: &ContentPolicy) -> Option<String> {
-    let scheme = scheme(uri)?;
-    let denied = DANGEROUS_URI_SCHEMES.contains(&scheme.as_str())
-        || policy
-            .denied_uri_schemes
-            .iter()
-            .any(|d| d.trim().trim_end_matches(':').eq_ignore_ascii_case(&scheme));
-    denied.then_some(scheme)
+    let cleaned = crate::sanitize::sanitize_text(uri);
+    [scheme(uri), scheme(&cleaned.text)]
+        .into_iter()
+        .flatten()
+        .find(|scheme| {
+            DANGEROUS_URI_SCHEMES.contains(&scheme.as_str())
+                || policy
+                    .denied_uri_schemes
+                    .iter()
+                    .any(|d| d.trim().trim_end_matches(':').eq_ignore_ascii_case(scheme))
+        })
 }
 
 /// `uri` as inert text for a marker: at most 80 characters, backticks percent-encoded so
@@ -103,6 +110,23 @@ mod tests {
         ] {
             assert_eq!(refused(uri, &policy), None, "{uri}");
         }
+    }
+
+    /// Found by the `result` fuzz target: a hidden character inside the scheme hid it
+    /// from this check, and the text sanitizer then removed it on the way to the host.
+    #[test]
+    fn hidden_characters_cannot_hide_a_refused_scheme() {
+        let policy = ContentPolicy::default();
+        for uri in [
+            "java\u{200b}script:alert(1)",
+            "Java\u{e0001}\tScript:fetch(x)",
+            "vb\u{202e}script:msgbox",
+            "da\u{feff}ta:text/html,x",
+            "java\u{1b}[0mscript:x",
+        ] {
+            assert!(refused(uri, &policy).is_some(), "{uri:?}");
+        }
+        assert_eq!(refused("memo\u{200b}://a", &policy), None);
     }
 
     #[test]

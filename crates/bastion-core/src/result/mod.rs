@@ -112,10 +112,56 @@ const NEUTRALIZED: &[Code] = &[
     Code::TextTruncated,
 ];
 
+/// Members whose string value decides how a block is inspected. The host receives
+/// every string cleaned ([`crate::sanitize::sanitize_value`]); when one of these holds a
+/// hidden character or control, the result is cleaned first and the clean form inspected,
+/// so `resou` + U+202E + `rce_link` cannot pass as an unknown block and reach the host as
+/// a `resource_link` (found by the `result` fuzz target).
+const STEERING: &[&str] = &["type", "mimeType", "uri"];
+
+fn steering_is_dirty(value: &Value) -> bool {
+    match value {
+        Value::Array(items) => items.iter().any(steering_is_dirty),
+        Value::Object(map) => map.iter().any(|(k, v)| {
+            let dirty = match v {
+                Value::String(s) if STEERING.contains(&k.as_str()) => {
+                    crate::sanitize::sanitize_text(s).removed > 0
+                }
+                _ => false,
+            };
+            dirty || steering_is_dirty(v)
+        }),
+        _ => false,
+    }
+}
+
 /// Inspects and sanitizes the result of `method`. Methods other than `tools/call`,
 /// `resources/read` and `prompts/get` pass unchanged. `isError` results are inspected
-/// like any other.
+/// like any other. A result whose block `type`, `mimeType` or `uri` strings hold hidden
+/// characters or controls is cleaned as a whole first and that form inspected (the
+/// outcome is then always rewritten).
 pub fn inspect_result(method: &str, result: &Value, opts: &ResultOptions) -> ResultOutcome {
+    if steering_is_dirty(result) {
+        let mut clean = result.clone();
+        let pre = crate::sanitize::sanitize_value(&mut clean);
+        let mut outcome = inspect_clean(method, &clean, opts);
+        outcome.removed_chars += pre.removed;
+        for code in pre.codes {
+            outcome.findings.push(Finding::new(
+                code,
+                Severity::Info,
+                "",
+                format!("removed characters of class {code} before inspection"),
+            ));
+        }
+        outcome.rewritten.get_or_insert(clean);
+        outcome.verdict = Verdict::from_findings(&outcome.findings, true);
+        return outcome;
+    }
+    inspect_clean(method, result, opts)
+}
+
+fn inspect_clean(method: &str, result: &Value, opts: &ResultOptions) -> ResultOutcome {
     let mut walk = Walk {
         opts,
         only_injection: false,

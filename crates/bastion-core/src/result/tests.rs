@@ -642,3 +642,29 @@ fn corpus_snapshots() {
     }
     assert!(seen >= 20, "only {seen} corpus fixtures");
 }
+
+/// Found by the `result` fuzz target: a bidi control inside a block `type` made the block
+/// unknown to the inspection, and the catch-all sanitizer later turned it into a
+/// `resource_link` with a `javascript:` URI. The clean form is what gets inspected now.
+#[test]
+fn hidden_characters_in_a_block_type_do_not_skip_inspection() {
+    for ty in [
+        "resou\u{202e}rce_link",
+        "resource_link\u{200b}",
+        "\u{1b}[0mresource_link",
+    ] {
+        let o = call(&json!([{"type": ty, "uri": "Java\tScript:fetch(x)", "name": "r"}]));
+        let out = o.rewritten.clone().expect("rewritten");
+        // The link is replaced by a text marker naming it inertly.
+        assert_eq!(out["content"][0]["type"], "text", "{ty:?}: {out}");
+        assert!(
+            codes(&o).contains(&Code::DangerousUrlScheme),
+            "{ty:?}: {o:?}"
+        );
+    }
+    let o = call(&json!([{"type": "text", "text": "<b>x</b>", "mimeType": "text/\u{200b}html"}]));
+    assert!(o.rewritten.is_some());
+    // Clean steering strings: the ordinary path, nothing rewritten.
+    let o = call(&json!([{"type": "resource_link", "uri": "memo://a", "name": "r"}]));
+    assert!(o.rewritten.is_none(), "{o:?}");
+}

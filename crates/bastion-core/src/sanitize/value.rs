@@ -34,8 +34,10 @@ impl ValueOutcome {
 }
 
 /// Sanitizes every string and member name in `value` in place; member order is kept.
-/// When two member names become equal after cleaning, the later one keeps a visible
-/// `<removed>` suffix rather than silently replacing the earlier member.
+/// A member name that had characters removed gets a visible `<removed>` suffix (once
+/// more for each collision): cleaning must never turn a name into another one that
+/// means something (`content` + U+E0001 becoming `content` after the result inspection
+/// skipped it as unknown, or taking the place of the real `content`).
 pub fn sanitize_value(value: &mut Value) -> ValueOutcome {
     let mut outcome = ValueOutcome::default();
     walk(value, &mut outcome);
@@ -61,6 +63,9 @@ fn walk(value: &mut Value, out: &mut ValueOutcome) {
                 for (k, v) in old {
                     let clean = sanitize_text(&k);
                     let mut key = clean.text.into_owned();
+                    if clean.removed > 0 {
+                        key.push_str("<removed>");
+                    }
                     out.absorb(clean.removed, clean.codes);
                     while fresh.contains_key(&key) {
                         key.push_str("<removed>");
@@ -95,7 +100,7 @@ mod tests {
         let o = sanitize_value(&mut v);
         assert_eq!(v["serverInfo"]["name"], "evil");
         assert_eq!(v["serverInfo"]["version"], "10");
-        assert_eq!(v["_meta"]["note"], "xy");
+        assert_eq!(v["_meta"]["note<removed>"], "xy");
         assert_eq!(v["requestState"], "opaque\u{1b}state");
         assert_eq!(v["list"][0], "ab");
         assert!(o.removed >= 5);
@@ -109,15 +114,31 @@ mod tests {
         sanitize_value(&mut v);
         let after: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
         assert_eq!(before.len(), after.len());
-        assert_eq!(after, ["b", "a", "c"]);
+        assert_eq!(after, ["b", "a<removed>", "c"]);
         assert_eq!(v["c"], "Tōkyō 東京 👩‍💻");
     }
 
     #[test]
     fn names_that_collide_after_cleaning_stay_apart() {
-        let mut v = json!({"a": 1, "a\u{200b}": 2});
+        let mut v = json!({"a": 1, "a\u{200b}": 2, "a\u{200c}": 3});
         sanitize_value(&mut v);
         assert_eq!(v["a"], 1);
         assert_eq!(v["a<removed>"], 2);
+        assert_eq!(v["a<removed><removed>"], 3);
+    }
+
+    /// Found by the `result` fuzz target: `content` + U+E0001 is no member the result
+    /// inspection knows, so its markup was not sanitized; cleaning the name must not
+    /// turn it into `content` (or push the real `content` aside when it comes first).
+    #[test]
+    fn a_cleaned_name_never_becomes_a_protocol_member() {
+        let mut v = json!({"content\u{e0001}": [{"type": "text", "text": "<javascript:x()>"}]});
+        sanitize_value(&mut v);
+        assert!(v.get("content").is_none(), "{v}");
+        assert!(v.get("content<removed>").is_some(), "{v}");
+        let mut v = json!({"content\u{200b}": "smuggled", "content": "real"});
+        sanitize_value(&mut v);
+        assert_eq!(v["content"], "real");
+        assert_eq!(v["content<removed>"], "smuggled");
     }
 }

@@ -643,3 +643,29 @@ fn escape_non_ascii_spells_out_look_alikes() {
     assert_eq!(escape_non_ascii("abcdef", 3), "abc\u{2026}");
     assert_eq!(escape_non_ascii("a\tb", 10), "a<U+0009>b");
 }
+
+/// Found by the `terminal` fuzz target: a ZWJ after (or before) a code point that is
+/// itself removed (unassigned U+1FC69 is `Extended_Pictographic`) was judged a legitimate
+/// emoji join, and was left dangling once its neighbour was gone; a second pass removed
+/// it. A joiner is judged by the neighbours that stay.
+#[test]
+fn a_joiner_next_to_a_removed_character_is_removed_too() {
+    for text in [
+        ", \u{1fc69}\u{200d}\u{1f4bb}",
+        "\u{1f468}\u{200d}\u{1fc69} x",
+        "a\u{200b}\u{200d}\u{1f4bb}",
+    ] {
+        let (once, _) = strip_hidden(text);
+        let (twice, removed) = strip_hidden(&once);
+        assert_eq!(removed, 0, "{text:?} -> {once:?} -> {twice:?}");
+        assert!(!once.contains('\u{200d}'), "{text:?} -> {once:?}");
+    }
+    // Real joins stay.
+    for text in [
+        "\u{1f468}\u{200d}\u{1f469}\u{200d}\u{1f467}",
+        "\u{915}\u{94d}\u{200d}\u{937}",
+        "\u{2764}\u{fe0f}\u{200d}\u{1f525}",
+    ] {
+        assert_eq!(strip_hidden(text).1, 0, "{text:?}");
+    }
+}

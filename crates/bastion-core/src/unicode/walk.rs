@@ -52,8 +52,12 @@ pub(crate) struct Hit {
 /// too (for display escaping). Linear in the length of `text`.
 pub(crate) fn walk(text: &str, layout: bool, mut on_hit: impl FnMut(Hit)) {
     let mut prev: Option<char> = None;
-    let mut prev2: Option<char> = None;
     let mut prev_kind = Kind::Plain;
+    // The last two characters that were kept (no hit): what a joiner joins once the
+    // removed characters are gone. Judging a ZWJ by a removed neighbour (an unassigned
+    // pictographic code point) would leave it dangling in the output.
+    let mut kept: Option<char> = None;
+    let mut kept2: Option<char> = None;
     // Tag run being inside: end byte offset and whether it is an RGI subdivision flag.
     let mut tag_run_end = 0usize;
     let mut tag_run_legit = false;
@@ -70,12 +74,13 @@ pub(crate) fn walk(text: &str, layout: bool, mut on_hit: impl FnMut(Hit)) {
             .count();
         if run > 0 {
             let end = start + run;
-            prev2 = if run > 1 {
+            kept2 = if run > 1 {
                 Some(char::from(bytes[end - 2]))
             } else {
-                prev
+                kept
             };
             prev = Some(char::from(bytes[end - 1]));
+            kept = prev;
             prev_kind = Kind::Plain;
             start = end;
             continue;
@@ -109,15 +114,19 @@ pub(crate) fn walk(text: &str, layout: bool, mut on_hit: impl FnMut(Hit)) {
             Kind::Bidi => Some(Class::Bidi),
             Kind::ZeroWidth => Some(Class::ZeroWidth),
             Kind::Zwj => {
-                let next = text[after..].chars().next();
-                let legit = prev.is_some_and(is_virama)
-                    || (prev.is_some_and(is_letter) && next.is_some_and(is_virama))
-                    || emoji_join(prev, prev2, next);
+                // Both neighbours must stay: the next one is kept when it is plain.
+                let next = text[after..]
+                    .chars()
+                    .next()
+                    .filter(|n| kind(*n) == Kind::Plain);
+                let legit = kept.is_some_and(is_virama)
+                    || (kept.is_some_and(is_letter) && next.is_some_and(is_virama))
+                    || emoji_join(kept, kept2, next);
                 (!legit).then_some(Class::ZeroWidth)
             }
             Kind::Zwnj => {
                 let legit =
-                    prev.is_some_and(is_virama) || cursive_context(&text[..start], &text[after..]);
+                    kept.is_some_and(is_virama) || cursive_context(&text[..start], &text[after..]);
                 (!legit).then_some(Class::ZeroWidth)
             }
             Kind::Selector => {
@@ -137,8 +146,10 @@ pub(crate) fn walk(text: &str, layout: bool, mut on_hit: impl FnMut(Hit)) {
         };
         if let Some(class) = class {
             on_hit(Hit { start, ch, class });
+        } else {
+            kept2 = kept;
+            kept = Some(ch);
         }
-        prev2 = prev;
         prev = Some(ch);
         prev_kind = k;
         start = after;

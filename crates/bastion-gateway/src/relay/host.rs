@@ -288,6 +288,12 @@ impl Relay {
                     )
                 };
                 Some((why, codes::POLICY_REFUSED, m))
+            } else if method == "tools/call" && self.audit.refuses_calls() {
+                let m = format!(
+                    "mcp-bastion refused the tool call: the audit log of server {:?} cannot be written (store locked, read-only or disk full), and calls that cannot be audited do not run",
+                    self.name
+                );
+                Some(("audit_unavailable", codes::POLICY_REFUSED, m))
             } else if st.pending.host_len() >= MAX_PENDING {
                 let m = format!(
                     "mcp-bastion refused the request: {MAX_PENDING} requests are already waiting for the server"

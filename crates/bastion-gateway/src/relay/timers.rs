@@ -52,6 +52,28 @@ impl Relay {
         }
     }
 
+    /// The host went away: tells the server that every request still pending is
+    /// abandoned, one `notifications/cancelled` each (never for `initialize`), so it can
+    /// stop the work before its stdin closes. Sent only as far as the server's queue has
+    /// room; returns how many were queued.
+    pub(crate) fn cancel_all_upstream(&self, why: &str) -> usize {
+        let ids: Vec<Value> = self
+            .state()
+            .pending
+            .host_requests()
+            .filter(|r| r.method != "initialize")
+            .map(|r| r.raw_id.clone())
+            .collect();
+        ids.into_iter()
+            .filter(|id| {
+                let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                    "params": {"requestId": id, "reason": format!("mcp-bastion: {why}")}});
+                self.to_server
+                    .try_send(serde_json::to_vec(&cancel).unwrap_or_default())
+            })
+            .count()
+    }
+
     /// Answers every pending host request with `upstream_exited` (the server is gone).
     pub(crate) async fn fail_all_pending(&self) {
         let all = self.state().pending.drain_host();

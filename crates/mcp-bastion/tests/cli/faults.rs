@@ -1,0 +1,328 @@
+//! Process-level fault injection on `mcp-bastion wrap` (issue 9 §3;
+//! `docs/failure-modes.md` names each test): SIGTERM and SIGINT, SIGKILL while the
+//! audit log is being written, and an audit store that cannot be written (reported on
+//! stderr once; `[audit] fail_closed`). The server is the gateway's fault server.
+
+use super::procs::{alive, lock_store, server_pid, unlock_store};
+use super::{allow_tools_of, bin, json_lines, workspace};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::Receiver;
+use std::time::{Duration, Instant};
+
+fn fault_server() -> PathBuf {
+    workspace().join("crates/bastion-gateway/tests/servers/fault_server.py")
+}
+
+/// `mcp-bastion wrap --name fault` over real pipes; stdout and stderr lines are
+/// collected by threads.
+struct Gateway {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    out: Receiver<String>,
+    err: Receiver<String>,
+    next_id: i64,
+}
+
+fn lines_of(r: impl std::io::Read + Send + 'static) -> Receiver<String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(r).lines() {
+            let Ok(line) = line else { break };
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+impl Gateway {
+    /// Starts the gateway on store `db` (every tool of `fault` allowed, then `config`
+    /// appended to the config file); the server logs its pid and the notifications it
+    /// gets to `log`.
+    fn start(db: &Path, log: &Path, config: &str) -> Self {
+        let home = db.parent().unwrap();
+        allow_tools_of(home, "fault");
+        let file = home.join("mcp-bastion/config.toml");
+        let mut text = std::fs::read_to_string(&file).unwrap();
+        text.push_str(config);
+        std::fs::write(&file, text).unwrap();
+        let mut child = Command::new(bin())
+            .args(["wrap", "--name", "fault", "--", "env"])
+            .arg(format!("FAULT_LOG={}", log.display()))
+            .args(["python3", &fault_server().display().to_string()])
+            .env("MCP_BASTION_STORE", format!("sqlite://{}", db.display()))
+            .env("XDG_CONFIG_HOME", db.parent().unwrap())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let out = lines_of(child.stdout.take().unwrap());
+        let err = lines_of(child.stderr.take().unwrap());
+        let mut g = Self {
+            child,
+            stdin,
+            out,
+            err,
+            next_id: 0,
+        };
+        let r = g.request("initialize", &json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}));
+        assert_eq!(r["result"]["serverInfo"]["name"], "fault", "{r}");
+        g.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        let list = g.request("tools/list", &json!({}));
+        assert!(list["result"]["tools"].is_array(), "{list}");
+        g
+    }
+
+    fn send(&mut self, v: &Value) {
+        let stdin = self.stdin.as_mut().unwrap();
+        writeln!(stdin, "{v}").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    fn recv(&mut self) -> Value {
+        let line = self
+            .out
+            .recv_timeout(Duration::from_secs(20))
+            .expect("no message from the gateway within 20 s");
+        serde_json::from_str(&line).unwrap()
+    }
+
+    fn request(&mut self, method: &str, params: &Value) -> Value {
+        self.next_id += 1;
+        let id = self.next_id;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let m = self.recv();
+            if m["id"] == id {
+                return m;
+            }
+        }
+    }
+
+    fn call(&mut self, tool: &str) -> Value {
+        self.request(
+            "tools/call",
+            &json!({"name": tool, "arguments": {"text": tool}}),
+        )
+    }
+
+    fn signal(&self, sig: &str) {
+        let status = Command::new("kill")
+            .args([sig, &self.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+
+    /// Waits for the exit (at most `within`); returns the exit code and stderr.
+    fn wait(mut self, within: Duration) -> (Option<i32>, Vec<String>) {
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                let err: Vec<String> =
+                    std::iter::from_fn(|| self.err.recv_timeout(Duration::from_millis(500)).ok())
+                        .collect();
+                return (status.code(), err);
+            }
+            assert!(started.elapsed() < within, "the gateway did not exit");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+fn audit(db: &Path) -> Vec<Value> {
+    json_lines(&["--json", "audit", "--limit", "100000"], db)
+}
+
+fn integrity(db: &Path) -> String {
+    let out = Command::new("python3")
+        .args([
+            "-c",
+            "import sqlite3,sys;print(sqlite3.connect(sys.argv[1]).execute('PRAGMA integrity_check').fetchone()[0])",
+            &db.display().to_string(),
+        ])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+#[test]
+fn sigterm_and_sigint_shut_wrap_down_gracefully() {
+    for sig in ["-TERM", "-INT"] {
+        let dir = tempfile::tempdir().unwrap();
+        let (db, log) = (dir.path().join("b.db"), dir.path().join("fault.log"));
+        let mut g = Gateway::start(&db, &log, "");
+        g.send(&json!({"jsonrpc": "2.0", "id": 100, "method": "tools/call", "params": {"name": "slow", "arguments": {}}}));
+        let ping = g.request("ping", &json!({}));
+        assert!(ping.get("result").is_some(), "{ping}");
+        let pid = server_pid(&log);
+        g.signal(sig);
+        // The pending call is answered before the gateway exits.
+        let answer = g.recv();
+        assert_eq!(answer["id"], 100, "{sig}: {answer}");
+        assert_eq!(
+            answer["error"]["data"]["reason"], "upstream_exited",
+            "{sig}: {answer}"
+        );
+        let (code, err) = g.wait(Duration::from_secs(10));
+        assert!(
+            code.is_some(),
+            "{sig}: killed by the signal instead of exiting"
+        );
+        assert!(
+            err.iter().any(|l| l.contains("signal received")),
+            "{sig}: {err:?}"
+        );
+        assert!(!alive(pid), "{sig}: server {pid} outlived the gateway");
+        let seen = std::fs::read_to_string(&log).unwrap();
+        assert!(seen.contains("notifications/cancelled"), "{sig}: {seen}");
+        // The audit was flushed: the refused-by-exit call is recorded.
+        let events = audit(&db);
+        assert!(
+            events.iter().any(|e| e["reason"] == "upstream_exited"),
+            "{sig}: {events:?}"
+        );
+    }
+}
+
+#[test]
+fn sigkill_while_writing_the_audit_log_leaves_a_consistent_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, log) = (dir.path().join("b.db"), dir.path().join("fault.log"));
+    let mut g = Gateway::start(&db, &log, "");
+    let pid = server_pid(&log);
+    let n = 3000;
+    let stdin = g.stdin.as_mut().unwrap();
+    for i in 0..n {
+        let m = json!({"jsonrpc": "2.0", "id": 1000 + i, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": format!("m{i}")}}});
+        writeln!(stdin, "{m}").unwrap();
+    }
+    stdin.flush().unwrap();
+    for _ in 0..n / 2 {
+        g.recv();
+    }
+    g.signal("-KILL");
+    let (code, _) = g.wait(Duration::from_secs(10));
+    assert_eq!(code, None, "killed");
+    // The server sees EOF on its stdin and exits by itself.
+    let started = Instant::now();
+    while alive(pid) {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "server {pid} kept running"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(integrity(&db), "ok");
+    let before = audit(&db).len();
+    assert!(before > 0, "batches committed before the kill are kept");
+    // A restart on the same store works and keeps auditing.
+    let mut g = Gateway::start(&db, &dir.path().join("fault2.log"), "");
+    let r = g.call("echo");
+    assert_eq!(r["result"]["content"][0]["text"], "echo", "{r}");
+    drop(g.stdin.take());
+    let (code, _) = g.wait(Duration::from_secs(10));
+    assert_eq!(code, Some(0));
+    assert!(audit(&db).len() > before);
+    assert_eq!(integrity(&db), "ok");
+}
+
+/// Calls `echo` until `done` holds; returns that answer. Panics after 30 s.
+fn call_until(g: &mut Gateway, done: impl Fn(&Value) -> bool) -> Value {
+    let started = Instant::now();
+    loop {
+        let r = g.call("echo");
+        if done(&r) {
+            return r;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "last answer {r}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn an_unwritable_audit_store_is_reported_once_and_fails_calls_closed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, log) = (dir.path().join("b.db"), dir.path().join("fault.log"));
+    let mut g = Gateway::start(&db, &log, "");
+    let locker = lock_store(&db);
+    let refused = call_until(&mut g, |r| r.get("error").is_some());
+    assert_eq!(
+        refused["error"]["data"]["reason"], "audit_unavailable",
+        "{refused}"
+    );
+    // More refused calls during the outage: still one report.
+    for _ in 0..3 {
+        let r = g.call("echo");
+        assert_eq!(r["error"]["data"]["reason"], "audit_unavailable", "{r}");
+    }
+    unlock_store(locker);
+    let ok = call_until(&mut g, |r| r.get("result").is_some());
+    assert_eq!(ok["result"]["content"][0]["text"], "echo", "{ok}");
+    drop(g.stdin.take());
+    let (code, err) = g.wait(Duration::from_secs(10));
+    assert_eq!(code, Some(0));
+    let reports = err
+        .iter()
+        .filter(|l| l.contains("cannot write the audit log"))
+        .count();
+    assert_eq!(reports, 1, "{err:?}");
+    assert!(err.iter().any(|l| l.contains("writable again")), "{err:?}");
+}
+
+#[test]
+fn audit_fail_closed_false_keeps_calls_running_during_an_outage() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, log) = (dir.path().join("b.db"), dir.path().join("fault.log"));
+    let mut g = Gateway::start(&db, &log, "\n[audit]\nfail_closed = false\n");
+    let locker = lock_store(&db);
+    // Through the busy timeout and past the first failed write: every call answers.
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(8) {
+        let r = g.call("echo");
+        assert_eq!(r["result"]["content"][0]["text"], "echo", "{r}");
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    unlock_store(locker);
+    drop(g.stdin.take());
+    let (_, err) = g.wait(Duration::from_secs(15));
+    assert!(
+        err.iter().any(|l| l.contains("cannot write the audit log")),
+        "the outage is still reported: {err:?}"
+    );
+}
+
+#[test]
+fn an_unopenable_store_stops_wrap_before_the_server_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    // A store below a regular file: its directory cannot be created, even by root.
+    let blocker = dir.path().join("file");
+    std::fs::write(&blocker, "not a directory").unwrap();
+    let db = blocker.join("b.db");
+    let log = dir.path().join("fault.log");
+    let out = Command::new(bin())
+        .args(["wrap", "--name", "fault", "--", "env"])
+        .arg(format!("FAULT_LOG={}", log.display()))
+        .args(["python3", &fault_server().display().to_string()])
+        .env("MCP_BASTION_STORE", format!("sqlite://{}", db.display()))
+        .env("XDG_CONFIG_HOME", dir.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!log.exists(), "the server was started");
+}

@@ -1,0 +1,4 @@
+//! libFuzzer entry for [`bastion_fuzz::sanitize_html`] (its docs state the properties).
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| bastion_fuzz::sanitize_html(data));

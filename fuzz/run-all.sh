@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Runs every fuzz target in turn (nightly + cargo-fuzz), each until RUNS executions or
+# SECS seconds, whichever comes first, from the seeds in corpus/<target>/ (see README),
+# and prints one line per target: executions, seconds, crashes (artifacts/<target>/);
+# libFuzzer's output goes to logs/<target>.log.
+# Usage: fuzz/run-all.sh [SECS] [RUNS] [TARGET...]
+set -uo pipefail
+cd "$(dirname "$0")"
+secs=${1:-300}
+runs=${2:-10000000}
+shift $(( $# > 2 ? 2 : $# ))
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  mapfile -t targets < <(cargo +nightly fuzz list)
+fi
+cargo +nightly fuzz build -s none >/dev/null 2>&1 || { echo "build failed" >&2; exit 1; }
+for t in "${targets[@]}"; do
+  mkdir -p "corpus/$t" "artifacts/$t" logs
+  log="logs/$t.log"
+  start=$(date +%s)
+  cargo +nightly fuzz run -s none "$t" "corpus/$t" -- -dict=fuzz.dict -runs="$runs" \
+    -max_total_time="$secs" -max_len=16384 -timeout=10 -rss_limit_mb=2048 \
+    -print_final_stats=1 >"$log" 2>&1
+  rc=$?
+  end=$(date +%s)
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+  crashes=$(find "artifacts/$t" -type f | wc -l)
+  echo "$t execs=${execs:-?} secs=$((end - start)) rc=$rc crashes=$crashes"
+done

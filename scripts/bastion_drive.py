@@ -1,0 +1,103 @@
+"""Drives `mcp-bastion wrap` around the fault server over real pipes and samples the
+gateway process (/proc/PID/status VmHWM, VmRSS; /proc/PID/fd). Shared by
+scripts/measure-bounds.py (resource bounds of docs/failure-modes.md) and scripts/soak.py.
+Python 3 standard library only.
+"""
+import json
+import os
+import queue
+import subprocess
+import sys
+import tempfile
+import threading
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FAULT_SERVER = os.path.join(ROOT, "crates/bastion-gateway/tests/servers/fault_server.py")
+
+
+def default_binary():
+    target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+    return os.path.join(target, "release", "mcp-bastion")
+
+
+def proc_status(pid):
+    """VmHWM and VmRSS of `pid` in KiB, and its open file descriptors."""
+    fields = {}
+    with open("/proc/%d/status" % pid, encoding="ascii") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key in ("VmHWM", "VmRSS"):
+                fields[key] = int(value.split()[0])
+    fields["fds"] = len(os.listdir("/proc/%d/fd" % pid))
+    return fields
+
+
+class Gateway:
+    """One `mcp-bastion wrap --name fault` with its own store and config."""
+
+    def __init__(self, binary, server_env=(), config=""):
+        self.dir = tempfile.TemporaryDirectory(prefix="bastion-drive-")
+        home = self.dir.name
+        os.makedirs(os.path.join(home, "mcp-bastion"))
+        with open(os.path.join(home, "mcp-bastion/config.toml"), "w", encoding="utf-8") as f:
+            f.write('[servers.fault.tools."*"]\naction = "allow"\n' + config)
+        env = dict(os.environ, XDG_CONFIG_HOME=home,
+                   MCP_BASTION_STORE="sqlite://" + os.path.join(home, "bastion.db"))
+        argv = [binary, "wrap", "--name", "fault", "--", "env", *server_env,
+                sys.executable, FAULT_SERVER]
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, env=env)
+        self.lines = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.next_id = 0
+        self.write_lock = threading.Lock()
+
+    def _read(self):
+        for line in self.proc.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def send_bytes(self, data):
+        with self.write_lock:
+            self.proc.stdin.write(data)
+            self.proc.stdin.flush()
+
+    def send(self, msg):
+        self.send_bytes(json.dumps(msg, separators=(",", ":")).encode() + b"\n")
+
+    def recv(self, timeout=60):
+        line = self.lines.get(timeout=timeout)
+        if line is None:
+            raise EOFError("the gateway closed its output")
+        return json.loads(line)
+
+    def request(self, method, params=None, timeout=60):
+        self.next_id += 1
+        rid = self.next_id
+        self.send({"jsonrpc": "2.0", "id": rid, "method": method, "params": params or {}})
+        while True:
+            m = self.recv(timeout)
+            if m.get("id") == rid:
+                return m
+
+    def call(self, tool, text="x", timeout=60):
+        return self.request("tools/call", {"name": tool, "arguments": {"text": text}}, timeout)
+
+    def init(self):
+        r = self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
+                                        "clientInfo": {"name": "drive", "version": "1"}})
+        assert r["result"]["serverInfo"]["name"] == "fault", r
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return self.request("tools/list")
+
+    def status(self):
+        return proc_status(self.proc.pid)
+
+    def close(self):
+        try:
+            self.proc.stdin.close()
+        except BrokenPipeError:
+            pass
+        code = self.proc.wait(timeout=30)
+        self.dir.cleanup()
+        return code

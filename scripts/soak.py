@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Soak test of `mcp-bastion wrap` (issue 9 §5): mixed traffic for DURATION seconds
+(default 1800) through one gateway around the fault server, sampling the gateway's
+resident memory (VmRSS, VmHWM) and open file descriptors every INTERVAL seconds.
+
+Traffic per round: echo calls with small and 200 KiB texts, tools/list, ping, a
+strict-parse refusal (duplicate key), an oversized host frame (2 MiB), an unknown tool,
+and a request that times out upstream (tool `slow`, 2 s timeout) so cancellations flow.
+
+Usage: scripts/soak.py [--binary PATH] [--duration SECS] [--interval SECS]
+Output: CSV lines `elapsed_s,rss_kib,hwm_kib,fds,requests`, then a summary of the first
+sample after warm-up (60 s) and the last one.
+"""
+import argparse
+import time
+
+from bastion_drive import Gateway, default_binary
+
+
+def round_of_traffic(g, n):
+    big = "b" * (200 * 1024)
+    for i in range(20):
+        g.call("echo", "m%d-%d" % (n, i))
+    g.call("echo", big)
+    g.request("tools/list")
+    g.request("ping")
+    g.send_bytes(b'{"jsonrpc":"2.0","id":"dup","id":"dup2","method":"ping"}\n')
+    g.recv()
+    g.send_bytes(b'{"jsonrpc":"2.0","id":"over","method":"ping","params":{"x":"' + b"o" * (2 << 20) + b'"}}\n')
+    g.recv()
+    g.request("tools/call", {"name": "no_such_tool", "arguments": {}})
+    if n % 10 == 0:
+        g.call("slow")
+    return 27
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--binary", default=default_binary())
+    ap.add_argument("--duration", type=float, default=1800)
+    ap.add_argument("--interval", type=float, default=30)
+    args = ap.parse_args()
+    g = Gateway(args.binary, config="\n[limits]\ntool_call_timeout_ms = 2000\n")
+    g.init()
+    started = time.monotonic()
+    next_sample = started
+    samples = []
+    requests = n = 0
+    print("elapsed_s,rss_kib,hwm_kib,fds,requests", flush=True)
+    while True:
+        now = time.monotonic()
+        if now >= next_sample:
+            s = g.status()
+            elapsed = now - started
+            samples.append((elapsed, s["VmRSS"], s["VmHWM"], s["fds"], requests))
+            print("%.0f,%d,%d,%d,%d" % samples[-1], flush=True)
+            next_sample += args.interval
+            if elapsed >= args.duration:
+                break
+        requests += round_of_traffic(g, n)
+        n += 1
+    code = g.close()
+    warm = next((s for s in samples if s[0] >= 60), samples[0])
+    last = samples[-1]
+    print("# after warm-up: t=%.0fs rss=%d KiB fds=%d; end: t=%.0fs rss=%d KiB fds=%d; "
+          "peak %d KiB; %d requests; gateway exit %d"
+          % (warm[0], warm[1], warm[3], last[0], last[1], last[3], last[2], last[4], code))
+
+
+if __name__ == "__main__":
+    main()
