@@ -207,6 +207,27 @@ fn object_members(
             "additionalProperties is no longer false: undeclared arguments are accepted".into(),
         );
     }
+    // Keywords that admit members `properties` does not declare (or defer the decision to
+    // other schemas): one added, or changed, may widen what is accepted.
+    for keyword in [
+        "patternProperties",
+        "unevaluatedProperties",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "$ref",
+        "dependentSchemas",
+    ] {
+        if n.get(keyword).is_some() && o.get(keyword) != n.get(keyword) {
+            push(
+                out,
+                &pointer_push(path, keyword),
+                format!(
+                    "{keyword} was added or changed: it may accept arguments the properties do not declare"
+                ),
+            );
+        }
+    }
     let props = |m: &Map<String, Value>| {
         m.get("properties")
             .and_then(Value::as_object)
@@ -287,6 +308,7 @@ mod tests {
         wider["properties"]["n"]["minimum"] = json!(0);
         wider["properties"]["mode"]["enum"] = json!(["a", "b", "c"]);
         wider["properties"]["extra"] = json!({"type": "string"});
+        wider["patternProperties"] = json!({"^": {}});
         let got = whats(&base, &wider);
         for needle in [
             "/additionalProperties",
@@ -297,6 +319,7 @@ mod tests {
             "/properties/n/minimum",
             "/properties/mode/enum",
             "new optional property \"extra\"",
+            "/patternProperties",
         ] {
             assert!(got.iter().any(|g| g.contains(needle)), "{needle}: {got:#?}");
         }
