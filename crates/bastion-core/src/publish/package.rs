@@ -285,7 +285,26 @@ fn check_oci(id: &str, version: Option<&Value>, path: &str, findings: &mut Vec<F
                 tag.escape_debug()
             ),
         ));
+    } else if !full_version_tag(&tag) {
+        // `:1`, `:1.4`, `:20-alpine`: registries conventionally move such tags to each
+        // new release of that line. Only a digest is immutable; a full version tag is the
+        // least a reviewer should accept without one.
+        findings.push(crate::Finding::new(
+            Code::OciReferenceNotPinned,
+            crate::finding::Severity::Warn,
+            &at,
+            format!(
+                "image tag `{}` names a release line, not one release (such tags are moved to each new release); pin `@sha256:<digest>` or a full version tag such as `1.4.0`",
+                tag.escape_debug()
+            ),
+        ));
     }
+}
+
+/// `true` for a full `MAJOR.MINOR.PATCH` version tag (optionally `v`-prefixed, with a
+/// semantic-version pre-release or build suffix).
+fn full_version_tag(tag: &str) -> bool {
+    semver::Version::parse(tag.strip_prefix('v').unwrap_or(tag)).is_ok()
 }
 
 fn shell(text: &str, field: ShellField, at: &str, what: &str, findings: &mut Vec<Finding>) {

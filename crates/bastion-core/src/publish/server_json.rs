@@ -41,6 +41,23 @@ pub enum ServerJsonError {
     NotAnObject,
 }
 
+/// Top-level members of a registry `server.json` (server.schema.json 2025-12-11, and the
+/// `status` of earlier versions).
+const KNOWN_MEMBERS: &[&str] = &[
+    "$schema",
+    "name",
+    "title",
+    "description",
+    "version",
+    "websiteUrl",
+    "repository",
+    "icons",
+    "packages",
+    "remotes",
+    "status",
+    "_meta",
+];
+
 /// Reviews one `server.json` document. The report has no output value.
 ///
 /// # Errors
@@ -49,6 +66,18 @@ pub enum ServerJsonError {
 pub fn check_server_json(doc: &Value) -> Result<Report, ServerJsonError> {
     let obj = doc.as_object().ok_or(ServerJsonError::NotAnObject)?;
     let mut findings = Vec::new();
+    // A misspelt member (`packges`) would otherwise hide the packages from every check.
+    for key in obj.keys().filter(|k| !KNOWN_MEMBERS.contains(&k.as_str())) {
+        findings.push(Finding::new(
+            Code::ServerJsonMalformed,
+            Severity::Warn,
+            crate::finding::pointer_push("", key),
+            format!(
+                "`{}` is not a server.json member (registry server.schema.json); a misspelt member is not checked",
+                key.escape_debug()
+            ),
+        ));
+    }
     match obj.get("name") {
         Some(Value::String(name)) => check_name(name, &mut findings),
         _ => findings.push(malformed("/name", "a server.json needs a string name")),
