@@ -53,6 +53,7 @@ fn not_regular(symlink: bool) -> UiFileFacts {
     UiFileFacts {
         symlink,
         regular: false,
+        hard_linked: false,
         size: 0,
         sha256: None,
     }
@@ -88,6 +89,7 @@ fn inspect_one(root: &Path, rel: &str, max_bytes: u64) -> std::io::Result<Option
     Ok(Some(UiFileFacts {
         symlink: false,
         regular: true,
+        hard_linked: std::os::unix::fs::MetadataExt::nlink(&meta) > 1,
         size,
         sha256,
     }))
@@ -225,6 +227,27 @@ mod tests {
             );
             assert_eq!(source.ui_resources[0].content.sha256, None);
         }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn hard_linked_files_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        // A hard link needs one file system: the "outside" file sits beside the root.
+        let root = dir.path().join("root");
+        std::fs::create_dir(&root).unwrap();
+        std::fs::write(dir.path().join("private.html"), b"secret").unwrap();
+        std::fs::hard_link(dir.path().join("private.html"), root.join("page.html")).unwrap();
+        let mut source = manifest("page.html");
+        let findings = review(&mut source, Some(&root), None).unwrap();
+        assert!(
+            findings
+                .iter()
+                .any(|f| f.code == bastion_core::Code::UiContentRefused
+                    && f.message.contains("hard links")),
+            "{findings:?}"
+        );
+        assert_eq!(source.ui_resources[0].content.sha256, None);
     }
 
     #[test]

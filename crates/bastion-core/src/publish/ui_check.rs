@@ -67,6 +67,7 @@ pub fn fill_ui_content(source: &mut SourceManifest, files: &BTreeMap<String, UiF
             && let Some(sha) = &facts.sha256
             && facts.regular
             && !facts.symlink
+            && !facts.hard_linked
         {
             ui.content.sha256 = Some(sha.clone());
             ui.content.size = Some(facts.size);

@@ -24,6 +24,10 @@ pub struct UiFileFacts {
     /// The final component is a regular file.
     #[serde(default = "yes")]
     pub regular: bool,
+    /// The file has other hard links (a link count above 1): the same bytes are
+    /// reachable under another name, possibly outside the UI root.
+    #[serde(default)]
+    pub hard_linked: bool,
     /// Size in bytes (as read, up to one byte past the limit).
     pub size: u64,
     /// SHA-256 of the bytes, 64 lowercase hex; `None` when the file was not read whole
@@ -121,6 +125,15 @@ pub(crate) fn check_content(
         refuse(
             "/path",
             format!("is refused: `{path}` is not a regular file"),
+        );
+        return;
+    }
+    if facts.hard_linked {
+        refuse(
+            "/path",
+            format!(
+                "is refused: `{path}` has other hard links, so a file outside the UI root may share its bytes; copy it into the root instead"
+            ),
         );
         return;
     }

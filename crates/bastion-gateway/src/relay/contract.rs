@@ -148,6 +148,12 @@ impl Relay {
             );
             (judged, missing, contract)
         };
+        let noun = match shape.member {
+            "tools" => "tool",
+            "prompts" => "prompt",
+            "resources" => "resource",
+            _ => "resource template",
+        };
         let shown = |key: &str| {
             if shape.member.starts_with("resource") {
                 uri::redacted(key)
@@ -162,10 +168,14 @@ impl Relay {
                 .id(&req.raw_id)
                 .reason(CONTRACT_MISMATCH);
             self.audit.record(ev.0).await;
+            let hint = if j.outcome == LiveMatch::Different {
+                "; the server publishes it with other members than the signed entry (write the live form with `mcp-bastion contract from-server` and `contract diff` it against the signed source)"
+            } else {
+                ""
+            };
             eprintln!(
-                "mcp-bastion[{}]: withheld {} {:?}: {} ({contract})",
+                "mcp-bastion[{}]: withheld {noun} {:?}: {} ({contract}){hint}",
                 self.name,
-                shape.key,
                 shown(&j.key),
                 j.outcome.as_str()
             );
@@ -178,9 +188,8 @@ impl Relay {
                 .reason("contract_missing");
             self.audit.record(ev.0).await;
             eprintln!(
-                "mcp-bastion[{}]: the server does not list signed {} {:?} ({contract})",
+                "mcp-bastion[{}]: the server does not list the signed {noun} {:?} ({contract})",
                 self.name,
-                shape.key,
                 shown(key)
             );
         }

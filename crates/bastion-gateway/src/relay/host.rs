@@ -273,7 +273,7 @@ impl Relay {
                 let shown = audit_target(&method, Some(t)).unwrap_or_default();
                 let m = if why == super::contract::CONTRACT_MISMATCH {
                     format!(
-                        "mcp-bastion withheld {shown:?} from server {:?}: it is not published as the signed contract says (an extra or changed entry); the publisher must sign a contract that includes it",
+                        "mcp-bastion withheld {shown:?} from server {:?}: it is not in the signed contract, or the server publishes it differently from the signed entry; the publisher must sign what the server publishes (or change the server to publish what was signed)",
                         self.name
                     )
                 } else if why == "pending_review" {
