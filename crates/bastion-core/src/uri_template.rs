@@ -48,17 +48,10 @@ impl UriTemplate {
     /// # Errors
     /// [`TemplateError`] when it is malformed or starts without a literal scheme.
     pub fn new(template: &str) -> Result<Self, TemplateError> {
+        // The literal prefix must itself be an absolute URI (RFC 3986 §4.3, parsed by the
+        // `url` crate): then it fixes the scheme.
         let literal = template.split('{').next().unwrap_or_default();
-        let has_scheme = literal.split_once(':').is_some_and(|(scheme, _)| {
-            scheme
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphabetic())
-                && scheme
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
-        });
-        if !has_scheme {
+        if url::Url::parse(literal).is_err() {
             return Err(TemplateError::NoLiteralScheme(template.to_owned()));
         }
         let mut pattern = String::from("^");

@@ -253,16 +253,8 @@ fn tool_rules(tool: &ToolEntry, path: &str, out: &mut Vec<Finding>) {
             ),
         ));
     }
-    // `patternProperties` (and `unevaluatedProperties`, composition keywords at the root)
-    // admit names `additionalProperties` does not see.
-    for open in [
-        "patternProperties",
-        "unevaluatedProperties",
-        "allOf",
-        "anyOf",
-        "oneOf",
-        "$ref",
-    ] {
+    // These admit names `additionalProperties` does not see.
+    for open in super::widen::OPEN_MEMBER_KEYWORDS {
         if schema.get(open).is_some() {
             out.push(high(
                 Code::ContractSchemaOpen,

@@ -191,6 +191,19 @@ fn bounds(o: &Map<String, Value>, n: &Map<String, Value>, path: &str, out: &mut 
     }
 }
 
+/// Object-schema keywords that admit members `properties` does not declare, or defer
+/// that decision to other schemas (JSON Schema 2020-12 Core §10.2, §10.3.2, §11.3): a
+/// closed `inputSchema` root has none of them (build invariant), and one added or
+/// changed is a wider schema (`contract diff`).
+pub(crate) const OPEN_MEMBER_KEYWORDS: [&str; 6] = [
+    "patternProperties",
+    "unevaluatedProperties",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "$ref",
+];
+
 fn object_members(
     o: &Map<String, Value>,
     n: &Map<String, Value>,
@@ -207,17 +220,8 @@ fn object_members(
             "additionalProperties is no longer false: undeclared arguments are accepted".into(),
         );
     }
-    // Keywords that admit members `properties` does not declare (or defer the decision to
-    // other schemas): one added, or changed, may widen what is accepted.
-    for keyword in [
-        "patternProperties",
-        "unevaluatedProperties",
-        "allOf",
-        "anyOf",
-        "oneOf",
-        "$ref",
-        "dependentSchemas",
-    ] {
+    // One of these added, or changed, may widen what is accepted.
+    for keyword in OPEN_MEMBER_KEYWORDS.into_iter().chain(["dependentSchemas"]) {
         if n.get(keyword).is_some() && o.get(keyword) != n.get(keyword) {
             push(
                 out,

@@ -9,6 +9,7 @@ mod approve;
 mod approve_record;
 mod approve_stateless;
 mod contract;
+mod deferred;
 mod elicit;
 mod elicit_required;
 mod host;
@@ -17,6 +18,7 @@ mod server;
 mod timers;
 
 pub(crate) use approve::OWN_ID_PREFIX;
+use deferred::{Deferred, INLINE_AUDIT_BYTES, Job, Work};
 pub use elicit::ElicitSetup;
 pub use publish::PublishSetup;
 
@@ -32,7 +34,7 @@ use bastion_store::AuditEvent;
 use serde_json::{Map, Value, json};
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use tokio::sync::Notify;
 
 /// Host requests that may be pending at once; more are refused (`too_many_pending`).
@@ -40,10 +42,6 @@ const MAX_PENDING: usize = 65_536;
 /// Longest request id accepted, bytes of its JSON text. Ids are echoed and kept while
 /// pending, so an unbounded id is unbounded memory.
 const MAX_ID_BYTES: usize = 1024;
-
-/// Result frames up to this size get their audit work (instruction scan, digest) on the
-/// relay thread right after forwarding; larger ones on the audit worker thread, bytes.
-const INLINE_AUDIT_BYTES: usize = 16 * 1024;
 
 const H2S: &str = "host_to_server";
 const S2H: &str = "server_to_host";
@@ -199,115 +197,6 @@ pub(crate) struct Relay {
     session: String,
     /// Publisher mode (`mcp-bastion publish`): cache hints, `list_changed` gate.
     publish: Option<PublishSetup>,
-}
-
-/// A piece of audit work: computes the finished event.
-type Job = Box<dyn FnOnce() -> AuditEvent + Send>;
-
-/// Audit work for the worker thread: computes finished events, in order.
-type Work = Box<dyn FnOnce() -> Vec<AuditEvent> + Send>;
-
-/// One worker thread for the audit work of results (instruction scan, digest), fed
-/// through a queue bounded in jobs and in the bytes they hold: the relay thread forwards
-/// and moves on; when the worker falls behind, the relay waits (back-pressure). One
-/// thread keeps per-thread buffers and allocator arenas to one set.
-struct Deferred {
-    tx: tokio::sync::mpsc::Sender<(Work, tokio::sync::OwnedSemaphorePermit)>,
-    budget: Arc<tokio::sync::Semaphore>,
-}
-
-/// Small-result audit jobs that may wait for [`Relay::run_inline_jobs`]; when this many
-/// wait, the reader has not run out of frames for a while (pipelined load) and they go to
-/// the worker thread as one piece of work.
-const INLINE_JOBS: usize = 256;
-
-impl Relay {
-    /// Keeps the audit work of a small result until the reader runs out of frames;
-    /// hands the waiting jobs to the worker thread when [`INLINE_JOBS`] are waiting.
-    async fn audit_inline(&self, job: Job) {
-        let full = {
-            let mut jobs = self
-                .inline_jobs
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            jobs.push(job);
-            (jobs.len() >= INLINE_JOBS).then(|| std::mem::take(&mut *jobs))
-        };
-        if let Some(jobs) = full {
-            let bytes = jobs.len() * INLINE_AUDIT_BYTES / 4;
-            let work: Work = Box::new(move || jobs.into_iter().map(|job| job()).collect());
-            for event in self.deferred.run(work, bytes).await.unwrap_or_default() {
-                self.audit.record(event).await;
-            }
-        }
-    }
-
-    /// `true` when small-result audit work waits.
-    pub(crate) fn has_inline_jobs(&self) -> bool {
-        !self
-            .inline_jobs
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_empty()
-    }
-
-    /// Runs the waiting small-result audit jobs and records their events, in order.
-    pub(crate) async fn run_inline_jobs(&self) {
-        let jobs = std::mem::take(
-            &mut *self
-                .inline_jobs
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner),
-        );
-        for job in jobs {
-            self.audit.record(job()).await;
-        }
-    }
-}
-
-/// Jobs that may wait for the worker.
-const DEFERRED_JOBS: usize = 64;
-/// Frame bytes the waiting jobs may hold, bytes.
-const DEFERRED_BYTES: usize = 8 * 1024 * 1024;
-
-impl Deferred {
-    fn start(audit: AuditSink) -> Self {
-        let (tx, mut rx) =
-            tokio::sync::mpsc::channel::<(Work, tokio::sync::OwnedSemaphorePermit)>(DEFERRED_JOBS);
-        let spawned = std::thread::Builder::new()
-            .name("bastion-audit".into())
-            .spawn(move || {
-                while let Some((work, permit)) = rx.blocking_recv() {
-                    let events = work();
-                    drop(permit);
-                    for event in events {
-                        audit.record_blocking(event);
-                    }
-                }
-            });
-        if let Err(e) = spawned {
-            eprintln!(
-                "mcp-bastion: cannot start the audit worker thread ({e}); results are audited inline"
-            );
-        }
-        Self {
-            tx,
-            budget: Arc::new(tokio::sync::Semaphore::new(DEFERRED_BYTES)),
-        }
-    }
-
-    /// Queues `job`, which holds `bytes` of frame data, waiting while the queue is full;
-    /// runs it here when the worker is gone and returns its events in that case.
-    async fn run(&self, job: Work, bytes: usize) -> Option<Vec<AuditEvent>> {
-        let want = u32::try_from(bytes.clamp(1, DEFERRED_BYTES)).unwrap_or(u32::MAX);
-        let Ok(permit) = self.budget.clone().acquire_many_owned(want).await else {
-            return Some(job());
-        };
-        match self.tx.send((job, permit)).await {
-            Ok(()) => None,
-            Err(tokio::sync::mpsc::error::SendError((job, _))) => Some(job()),
-        }
-    }
 }
 
 /// Audit event under construction.
