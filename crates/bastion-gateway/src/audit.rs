@@ -135,8 +135,13 @@ async fn write_events(store: Store, mut rx: mpsc::Receiver<AuditEvent>, unavaila
             Err(e) => {
                 unavailable.store(true, Ordering::Release);
                 if !failing {
+                    // The database's own words (`database or disk is full`, `disk I/O
+                    // error`, `attempt to write a readonly database`) say what to fix.
+                    let cause = std::error::Error::source(&e)
+                        .map(|c| format!(": {c}"))
+                        .unwrap_or_default();
                     eprintln!(
-                        "mcp-bastion: cannot write the audit log ({e}); {} event(s) lost, will retry with the next ones; until it is writable again tool calls are refused (reason audit_unavailable) unless `[audit] fail_closed = false`",
+                        "mcp-bastion: cannot write the audit log ({e}{cause}); {} event(s) lost, will retry with the next ones; until it is writable again tool calls are refused (reason audit_unavailable) unless `[audit] fail_closed = false`",
                         batch.len()
                     );
                 }

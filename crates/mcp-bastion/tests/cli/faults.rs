@@ -44,13 +44,22 @@ impl Gateway {
     /// appended to the config file); the server logs its pid and the notifications it
     /// gets to `log`.
     fn start(db: &Path, log: &Path, config: &str) -> Self {
+        Self::start_under(&[], db, log, config)
+    }
+
+    /// [`Gateway::start`] with the gateway started through `launcher` (a command that
+    /// execs its arguments, e.g. one that sets a resource limit first).
+    fn start_under(launcher: &[String], db: &Path, log: &Path, config: &str) -> Self {
         let home = db.parent().unwrap();
         allow_tools_of(home, "fault");
         let file = home.join("mcp-bastion/config.toml");
         let mut text = std::fs::read_to_string(&file).unwrap();
         text.push_str(config);
         std::fs::write(&file, text).unwrap();
-        let mut child = Command::new(bin())
+        let mut argv: Vec<String> = launcher.to_vec();
+        argv.push(bin().to_owned());
+        let mut child = Command::new(&argv[0])
+            .args(&argv[1..])
             .args(["wrap", "--name", "fault", "--", "env"])
             .arg(format!("FAULT_LOG={}", log.display()))
             .args(["python3", &fault_server().display().to_string()])
@@ -249,22 +258,27 @@ fn call_until(g: &mut Gateway, done: impl Fn(&Value) -> bool) -> Value {
     }
 }
 
+/// Calls until one is refused for the audit outage, then three more, all refused.
+fn expect_audit_outage(g: &mut Gateway) {
+    let refused = call_until(g, |r| r.get("error").is_some());
+    assert_eq!(
+        refused["error"]["data"]["reason"], "audit_unavailable",
+        "{refused}"
+    );
+    for _ in 0..3 {
+        let r = g.call("echo");
+        assert_eq!(r["error"]["data"]["reason"], "audit_unavailable", "{r}");
+    }
+}
+
 #[test]
 fn an_unwritable_audit_store_is_reported_once_and_fails_calls_closed() {
     let dir = tempfile::tempdir().unwrap();
     let (db, log) = (dir.path().join("b.db"), dir.path().join("fault.log"));
     let mut g = Gateway::start(&db, &log, "");
     let locker = lock_store(&db);
-    let refused = call_until(&mut g, |r| r.get("error").is_some());
-    assert_eq!(
-        refused["error"]["data"]["reason"], "audit_unavailable",
-        "{refused}"
-    );
     // More refused calls during the outage: still one report.
-    for _ in 0..3 {
-        let r = g.call("echo");
-        assert_eq!(r["error"]["data"]["reason"], "audit_unavailable", "{r}");
-    }
+    expect_audit_outage(&mut g);
     unlock_store(locker);
     let ok = call_until(&mut g, |r| r.get("result").is_some());
     assert_eq!(ok["result"]["content"][0]["text"], "echo", "{ok}");
@@ -325,4 +339,134 @@ fn an_unopenable_store_stops_wrap_before_the_server_starts() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(!log.exists(), "the server was started");
+}
+
+/// Runs its arguments with `RLIMIT_FSIZE` set to `argv[1]` bytes and `SIGXFSZ` ignored:
+/// a write that would grow a file past the limit then fails with `EFBIG`, the
+/// per-process form of a full disk (a real full disk needs a size-limited mount, which
+/// the test machines cannot make).
+const FSIZE_LAUNCHER: &str = "import os, resource, signal, sys\n\
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n\
+limit = int(sys.argv[1])\n\
+resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))\n\
+os.execvp(sys.argv[2], sys.argv[2:])\n";
+
+#[test]
+fn a_full_disk_fails_tool_calls_closed_and_is_reported_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, log) = (dir.path().join("b.db"), dir.path().join("fault.log"));
+    // Room for the schema and a few audit transactions, then every write of the store
+    // (its WAL grows with each commit) fails.
+    let limit = 512 * 1024;
+    let launcher = [
+        "python3".to_owned(),
+        "-c".to_owned(),
+        FSIZE_LAUNCHER.to_owned(),
+        limit.to_string(),
+    ];
+    let mut g = Gateway::start_under(&launcher, &db, &log, "");
+    expect_audit_outage(&mut g);
+    // The gateway keeps serving what does not need the audit to run.
+    let ping = g.request("ping", &json!({}));
+    assert!(ping.get("result").is_some(), "{ping}");
+    drop(g.stdin.take());
+    let (code, err) = g.wait(Duration::from_secs(20));
+    assert_eq!(code, Some(0), "{err:?}");
+    let reports: Vec<&String> = err
+        .iter()
+        .filter(|l| l.contains("cannot write the audit log"))
+        .collect();
+    assert_eq!(reports.len(), 1, "{err:?}");
+    assert!(
+        reports[0].contains("disk"),
+        "SQLite's cause is named: {err:?}"
+    );
+    // The store's own files never grew past the limit, and what was committed is intact.
+    for f in std::fs::read_dir(dir.path()).unwrap() {
+        let f = f.unwrap();
+        assert!(f.metadata().unwrap().len() <= limit, "{:?}", f.path());
+    }
+    assert_eq!(integrity(&db), "ok");
+    assert!(!audit(&db).is_empty());
+}
+
+/// `true` when this test process runs as root (file modes do not bind it).
+fn running_as_root() -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let probe = dir.path().join("probe");
+    std::fs::write(&probe, "").unwrap();
+    std::fs::metadata(&probe).unwrap().uid() == 0
+}
+
+#[test]
+fn a_read_only_store_stops_wrap_before_the_server_starts() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    std::fs::create_dir(&home).unwrap();
+    let (db, log) = (home.join("b.db"), home.join("fault.log"));
+    // A store with history: one session through the gateway.
+    let mut g = Gateway::start(&db, &log, "");
+    let r = g.call("echo");
+    assert_eq!(r["result"]["content"][0]["text"], "echo", "{r}");
+    drop(g.stdin.take());
+    let (code, _) = g.wait(Duration::from_secs(10));
+    assert_eq!(code, Some(0));
+    let events = audit(&db).len();
+    // Read-only for the gateway: modes 0444/0555 (root ignores modes, so as root the
+    // gateway runs as `nobody`, from a copy of the binary it may execute).
+    let mode = |p: &Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m));
+    let root = running_as_root();
+    let mut argv: Vec<String> = Vec::new();
+    let exe = dir.path().join("mcp-bastion");
+    if root {
+        if std::fs::hard_link(bin(), &exe).is_err() {
+            std::fs::copy(bin(), &exe).unwrap();
+        }
+        mode(dir.path(), 0o755).unwrap();
+        argv.extend(
+            [
+                "setpriv",
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "--",
+            ]
+            .map(String::from),
+        );
+        argv.push(exe.display().to_string());
+    } else {
+        argv.push(bin().to_owned());
+    }
+    mode(&db, 0o444).unwrap();
+    mode(&home, 0o555).unwrap();
+    let marker = tempfile::tempdir().unwrap();
+    mode(marker.path(), 0o777).unwrap();
+    let started = marker.path().join("started");
+    let out = Command::new(&argv[0])
+        .args(&argv[1..])
+        .args(["wrap", "--name", "fault", "--", "env"])
+        .arg(format!("FAULT_LOG={}", started.display()))
+        .args(["python3", &fault_server().display().to_string()])
+        .env("MCP_BASTION_STORE", format!("sqlite://{}", db.display()))
+        .env("XDG_CONFIG_HOME", &home)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    mode(&home, 0o755).unwrap();
+    mode(&db, 0o644).unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    // SQLite's words depend on whether the last session left its WAL behind
+    // (`attempt to write a readonly database` or `unable to open database file`); the
+    // gateway's own part says where to look.
+    assert!(
+        err.contains("cannot open the store") && err.contains("permissions"),
+        "the message says what to check: {err}"
+    );
+    assert!(!started.exists(), "the server was started");
+    // Nothing was lost or changed.
+    assert_eq!(audit(&db).len(), events);
+    assert_eq!(integrity(&db), "ok");
 }
