@@ -98,6 +98,43 @@ pub(crate) fn alternation_with(parts: &[&str], more: &[&str]) -> Regex {
         .unwrap_or_else(|e| panic!("built-in pattern does not compile: {e}"))
 }
 
+/// `\w` of a part written in ASCII as the ASCII word class: `(?-u:\w)`, and
+/// `[:word:]` inside a bracket class; `\W` as its complement `[^[:word:]]`. Folded Latin-script text is ASCII (see
+/// [`boundaries`]), and the Unicode class compiles every use to an automaton of some
+/// 700 code-point ranges: with it the phrase patterns took about 12 MiB and 40 ms to
+/// compile, with the ASCII class a fifth of that (measured on the built-in tables).
+/// A suffix such as `uzytkownik\w*` now stops before a letter folding leaves non-ASCII
+/// (`ł`), which only shortens the match.
+fn ascii_word_class(part: &str) -> String {
+    let mut out = String::with_capacity(part.len() + 16);
+    let mut chars = part.chars();
+    let mut class_depth = 0usize;
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => match chars.next() {
+                Some('w') if class_depth == 0 => out.push_str(r"(?-u:\w)"),
+                Some('w') => out.push_str("[:word:]"),
+                Some('W') if class_depth == 0 => out.push_str("[^[:word:]]"),
+                Some(next) => {
+                    out.push(c);
+                    out.push(next);
+                }
+                None => out.push(c),
+            },
+            '[' => {
+                class_depth += 1;
+                out.push(c);
+            }
+            ']' => {
+                class_depth = class_depth.saturating_sub(1);
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
 /// The word boundaries of one pattern part, in a form the `regex` crate's lazy DFA
 /// matches on any text. A Unicode `\b` makes it give up at the first non-ASCII byte and
 /// fall back to a far slower engine, which on Chinese or Japanese text full of matches
@@ -114,7 +151,7 @@ pub(crate) fn alternation_with(parts: &[&str], more: &[&str]) -> Regex {
 ///   dropped (in those parts each is followed by whitespace the pattern requires).
 pub(crate) fn boundaries(part: &str) -> String {
     if part.is_ascii() {
-        return part.replace(r"\b", r"(?-u:\b)");
+        return ascii_word_class(&part.replace(r"\b", r"(?-u:\b)"));
     }
     let mut body = part;
     let lead = body.starts_with(r"\b");
@@ -125,12 +162,50 @@ pub(crate) fn boundaries(part: &str) -> String {
     if trail {
         body = &body[..body.len() - 2];
     }
+    let word = script_word_class(body);
     format!(
         "{}{}{}",
-        if lead { r"(?:^|[^\w])" } else { "" },
-        body.replace(r"\b", ""),
-        if trail { r"(?:[^\w]|$)" } else { "" }
+        if lead {
+            format!("(?:^|[^{word}])")
+        } else {
+            String::new()
+        },
+        body.replace(r"\b", "").replace(r"\w", &format!("[{word}]")),
+        if trail {
+            format!("(?:[^{word}]|$)")
+        } else {
+            String::new()
+        }
     )
+}
+
+/// The word characters of a part with non-ASCII letters, as the inside of a bracket
+/// class: the scripts of its letters (`\p{Cyrillic}`) and the ASCII word class. A
+/// Unicode `\w` compiles to an automaton of some 700 code-point ranges per use (the
+/// phrase tables used it about a hundred times); a suffix after a Cyrillic stem
+/// (`парол\w*`) is Cyrillic, so the script's letters are the word characters that
+/// matter there.
+fn script_word_class(part: &str) -> String {
+    use unicode_script::UnicodeScript;
+    let mut scripts: Vec<&'static str> = part
+        .chars()
+        .filter(|c| !c.is_ascii() && c.is_alphabetic())
+        .map(|c| c.script())
+        .filter(|s| {
+            !matches!(
+                s,
+                unicode_script::Script::Common
+                    | unicode_script::Script::Inherited
+                    | unicode_script::Script::Unknown
+            )
+        })
+        .map(|s| s.full_name())
+        .collect();
+    scripts.sort_unstable();
+    scripts.dedup();
+    let mut class: String = scripts.iter().map(|s| format!(r"\p{{{s}}}")).collect();
+    class.push_str("[:word:]");
+    class
 }
 
 /// The assistant-like addressees.
@@ -560,12 +635,34 @@ mod tests {
     #[test]
     fn boundaries_stay_dfa_friendly() {
         assert_eq!(boundaries(r"\bab\b"), r"(?-u:\b)ab(?-u:\b)");
-        assert_eq!(boundaries(r"\bне\b x\b"), r"(?:^|[^\w])не x(?:[^\w]|$)");
+        assert_eq!(
+            boundaries(r"\bне\b x\b"),
+            r"(?:^|[^\p{Cyrillic}[:word:]])не x(?:[^\p{Cyrillic}[:word:]]|$)"
+        );
         let re = alternation(&[r"\bignore\b", r"\bне говори\b"]);
         assert!(re.is_match("ignore"));
         assert!(re.is_match("\u{7528}\u{6237}ignore"));
         assert!(!re.is_match("ignored"));
         assert!(re.is_match("ты не говори."));
         assert!(!re.is_match("вне говорить"));
+    }
+
+    #[test]
+    fn ascii_parts_get_the_ascii_word_class() {
+        assert_eq!(
+            boundaries(r"\bignor\w* [^\w\s]\\w\W\b"),
+            r"(?-u:\b)ignor(?-u:\w)* [^[:word:]\s]\\w[^[:word:]](?-u:\b)"
+        );
+        // Non-ASCII parts: the word characters of their scripts.
+        assert_eq!(boundaries(r"парол\w*"), r"парол[\p{Cyrillic}[:word:]]*");
+        assert_eq!(
+            boundaries(r"身份证\w*|ключ\w*"),
+            r"身份证[\p{Cyrillic}\p{Han}[:word:]]*|ключ[\p{Cyrillic}\p{Han}[:word:]]*"
+        );
+        let re = alternation(&[r"\bignor\w* previous\b", r"парол\w*"]);
+        assert!(re.is_match("please ignoring previous"));
+        assert!(re.is_match("ignor_x9 previous"));
+        assert!(!re.is_match("ignorer-previous"));
+        assert!(re.is_match("введите пароль"));
     }
 }
