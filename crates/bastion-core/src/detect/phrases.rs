@@ -199,11 +199,16 @@ fn script_word_class(part: &str) -> String {
                     | unicode_script::Script::Unknown
             )
         })
-        .map(|s| s.full_name())
+        .map(unicode_script::Script::full_name)
         .collect();
     scripts.sort_unstable();
     scripts.dedup();
-    let mut class: String = scripts.iter().map(|s| format!(r"\p{{{s}}}")).collect();
+    let mut class = String::new();
+    for s in scripts {
+        class.push_str(r"\p{");
+        class.push_str(s);
+        class.push('}');
+    }
     class.push_str("[:word:]");
     class
 }
