@@ -163,16 +163,7 @@ fn check_plain(input: &Value, purpose: UrlPurpose) -> Result<Report, UrlInputErr
             let path = pointer_push("/redirect_chain", &i.to_string());
             let next = assess(hop, &policy, &path);
             findings.extend(next.findings.iter().cloned());
-            if let (Some(a), Some(b)) = (site(&previous), site(&next))
-                && a != b
-            {
-                findings.push(Finding::new(
-                    Code::RedirectCrossSite,
-                    Severity::Warn,
-                    path,
-                    format!("the redirect leaves `{a}` for another site, `{b}`"),
-                ));
-            }
+            findings.extend(judge_redirect(&previous, &next, &path));
             previous = next;
         }
     }
@@ -183,6 +174,23 @@ fn check_plain(input: &Value, purpose: UrlPurpose) -> Result<Report, UrlInputErr
 
 fn site(a: &UrlAssessment) -> Option<&str> {
     a.registrable_domain.as_deref().or(a.host_ascii.as_deref())
+}
+
+/// Judges one redirect hop beyond what [`assess`] says about its target: a hop from
+/// `from` to another registrable domain (or another host, for IP literals and single
+/// labels) than `to` is `redirect_cross_site` (warn) at `path`. The target itself must
+/// also pass [`assess`]; the gateway's fetcher calls both for every hop it follows, as
+/// `check url` does for a simulated `redirect_chain`.
+pub fn judge_redirect(from: &UrlAssessment, to: &UrlAssessment, path: &str) -> Option<Finding> {
+    let (a, b) = (site(from)?, site(to)?);
+    (a != b).then(|| {
+        Finding::new(
+            Code::RedirectCrossSite,
+            Severity::Warn,
+            path,
+            format!("the redirect leaves `{a}` for another site, `{b}`"),
+        )
+    })
 }
 
 /// Judges the addresses a host name resolved to (DNS rebinding defence): every answer

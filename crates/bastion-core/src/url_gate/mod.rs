@@ -49,7 +49,9 @@ pub mod query;
 mod tests;
 
 pub use address::{AddressClass, Classified, classify};
-pub use check::{NAVIGATE_CONTEXTS, UrlInputError, check_url, judge_resolved, purpose_of};
+pub use check::{
+    NAVIGATE_CONTEXTS, UrlInputError, check_url, judge_redirect, judge_resolved, purpose_of,
+};
 pub use gate::assess;
 
 use crate::finding::{Finding, Verdict};
