@@ -854,6 +854,9 @@ mod contract;
 #[path = "gateway/faults.rs"]
 mod faults;
 
+#[path = "gateway/discover.rs"]
+mod discover;
+
 #[path = "gateway/fetch.rs"]
 mod fetch;
 

@@ -25,12 +25,17 @@
 //! * the body is streamed under [`FetchLimits::max_body_bytes`] (exceeding it is an
 //!   error, never a truncation) and the whole fetch runs under
 //!   [`FetchLimits::timeout`]; no decompression, no cookies.
+//!
+//! [`SafeFetcher::discover`] runs OAuth discovery (RFC 9728, RFC 8414) through it, with
+//! each document judged by the core before use.
 
 mod body;
+mod discover;
 mod error;
 mod redirect;
 mod resolve;
 
+pub use discover::{Discovery, DiscoveryError, resource_metadata_param};
 pub use error::FetchError;
 pub use resolve::Nameservers;
 

@@ -81,6 +81,8 @@ pub(crate) enum Reply {
     Raw(Vec<u8>),
     /// A 200 head without `Content-Length`, then one byte every `every`, forever.
     Dribble { every: Duration },
+    /// By request path (the request target up to `?`); 404 for other paths.
+    Routes(Vec<(String, Reply)>),
 }
 
 impl Reply {
@@ -105,6 +107,29 @@ impl Reply {
         Self::Raw(raw)
     }
 
+    /// `404 Not Found`.
+    pub(crate) fn not_found() -> Self {
+        Self::Raw(
+            b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".to_vec(),
+        )
+    }
+
+    /// `200 OK` with a JSON body.
+    pub(crate) fn json(value: &serde_json::Value) -> Self {
+        Self::ok("application/json", value.to_string().as_bytes())
+    }
+
+    /// The reply for a request to `path`.
+    fn for_path(self, path: &str) -> Self {
+        match self {
+            Self::Routes(routes) => routes
+                .into_iter()
+                .find(|(p, _)| p == path)
+                .map_or_else(Self::not_found, |(_, r)| r),
+            other => other,
+        }
+    }
+
     /// `200 OK` with `body` delimited by closing the connection (no length).
     pub(crate) fn ok_until_close(body: &[u8]) -> Self {
         let mut raw = b"HTTP/1.1 200 OK\r\nContent-Type: application/octet-stream\r\nConnection: close\r\n\r\n".to_vec();
@@ -123,8 +148,15 @@ pub(crate) struct HttpServer {
 impl HttpServer {
     /// Starts the server.
     pub(crate) async fn start(reply: Reply) -> Self {
+        Self::start_with(|_| reply).await
+    }
+
+    /// Starts the server with a reply built from its own address (for documents that
+    /// name their own URL).
+    pub(crate) async fn start_with(reply: impl FnOnce(SocketAddr) -> Reply) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
+        let reply = reply(addr);
         let hits = Arc::new(AtomicUsize::new(0));
         let counter = hits.clone();
         tokio::spawn(async move {
@@ -141,10 +173,21 @@ impl HttpServer {
                             Ok(n) => head.extend_from_slice(&buf[..n]),
                         }
                     }
-                    match reply {
+                    // The request target: second word of the request line, up to `?`.
+                    let line = head.split(|b| *b == b'\r').next().unwrap_or_default();
+                    let target = String::from_utf8_lossy(line)
+                        .split(' ')
+                        .nth(1)
+                        .unwrap_or("/")
+                        .split('?')
+                        .next()
+                        .unwrap_or("/")
+                        .to_owned();
+                    match reply.for_path(&target) {
                         Reply::Raw(bytes) => {
                             let _ = stream.write_all(&bytes).await;
                         }
+                        Reply::Routes(_) => unreachable!("routes resolve to a reply"),
                         Reply::Dribble { every } => {
                             let _ = stream
                                 .write_all(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n")
