@@ -30,166 +30,23 @@
 //! each document judged by the core before use.
 
 mod body;
+mod config;
 mod discover;
 mod error;
 mod redirect;
 mod resolve;
 
+pub use config::{FetchLimits, SafeFetcherBuilder};
 pub use discover::{Discovery, DiscoveryError, resource_metadata_param};
 pub use error::FetchError;
 pub use resolve::Nameservers;
 
 use bastion_core::finding::{Finding, Verdict};
-use bastion_core::url_gate::{UrlAssessment, UrlPolicy, UrlPurpose, assess};
+use bastion_core::url_gate::{UrlAssessment, UrlPolicy, assess};
 use reqwest::header::HeaderMap;
 use reqwest::{Method, StatusCode, Url};
 use resolve::{VettingResolver, vet_error_in};
 use std::net::IpAddr;
-use std::sync::Arc;
-use std::time::Duration;
-
-/// Size and time limits of one fetch.
-///
-/// # Defaults
-/// `max_body_bytes = 1048576` (1 MiB, far above any OAuth metadata document),
-/// `timeout = 10 s` (whole fetch: lookups, connections, redirects, body),
-/// `connect_timeout = 5 s` (per connection attempt), `max_redirects = 5`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct FetchLimits {
-    /// Longest accepted response body, bytes.
-    pub max_body_bytes: u64,
-    /// Deadline for the whole fetch.
-    pub timeout: Duration,
-    /// Deadline for one TCP connection (and TLS handshake).
-    pub connect_timeout: Duration,
-    /// Most redirects followed when following is on.
-    pub max_redirects: usize,
-}
-
-impl Default for FetchLimits {
-    fn default() -> Self {
-        Self {
-            max_body_bytes: 1024 * 1024,
-            timeout: Duration::from_secs(10),
-            connect_timeout: Duration::from_secs(5),
-            max_redirects: 5,
-        }
-    }
-}
-
-impl FetchLimits {
-    /// These limits with another body limit (bytes).
-    #[must_use]
-    pub fn with_max_body_bytes(mut self, bytes: u64) -> Self {
-        self.max_body_bytes = bytes;
-        self
-    }
-
-    /// These limits with another overall deadline.
-    #[must_use]
-    pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = timeout;
-        self
-    }
-
-    /// These limits with another redirect limit.
-    #[must_use]
-    pub fn with_max_redirects(mut self, max: usize) -> Self {
-        self.max_redirects = max;
-        self
-    }
-}
-
-/// Builds a [`SafeFetcher`]; `SafeFetcher::builder()` starts from the safe defaults.
-///
-/// # Defaults
-/// https only, system DNS configuration, no trusted domains, [`FetchLimits::default`].
-#[derive(Debug, Clone, Default)]
-pub struct SafeFetcherBuilder {
-    policy: UrlPolicy,
-    limits: FetchLimits,
-    nameservers: Nameservers,
-}
-
-impl SafeFetcherBuilder {
-    /// Development flag (config `[urls] allow_loopback_http`): plain `http` to a loopback
-    /// host (`127.0.0.0/8`, `[::1]`, `localhost`) is accepted, and loopback answers are
-    /// warnings instead of refusals. Every other non-public address stays refused.
-    #[must_use]
-    pub fn allow_loopback_http(mut self, allow: bool) -> Self {
-        self.policy = self.policy.with_loopback_http(allow);
-        self
-    }
-
-    /// Config `[urls] trusted_domains` (used by the gate's confusable-host check).
-    #[must_use]
-    pub fn trusted_domains(mut self, domains: Vec<String>) -> Self {
-        self.policy = self.policy.with_trusted_domains(domains);
-        self
-    }
-
-    /// Size and time limits.
-    #[must_use]
-    pub fn limits(mut self, limits: FetchLimits) -> Self {
-        self.limits = limits;
-        self
-    }
-
-    /// The DNS servers to ask (tests point this at a server on loopback).
-    #[must_use]
-    pub fn nameservers(mut self, nameservers: Nameservers) -> Self {
-        self.nameservers = nameservers;
-        self
-    }
-
-    /// Builds the fetcher.
-    ///
-    /// # Errors
-    /// [`FetchError::Setup`] when the system DNS configuration cannot be read, the
-    /// platform certificate verifier cannot be set up, or the client cannot be built.
-    pub fn build(self) -> Result<SafeFetcher, FetchError> {
-        let policy = self.policy.with_purpose(UrlPurpose::Fetch);
-        let resolver = VettingResolver::new(&self.nameservers, policy.clone())?;
-        let client = reqwest::Client::builder()
-            .tls_backend_preconfigured(tls_config()?)
-            .dns_resolver(Arc::new(resolver.clone()))
-            .no_proxy()
-            .redirect(reqwest::redirect::Policy::none())
-            .referer(false)
-            .http1_only()
-            .connect_timeout(self.limits.connect_timeout)
-            .user_agent(concat!("mcp-bastion/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .map_err(|e| FetchError::Setup {
-                message: e.to_string(),
-            })?;
-        Ok(SafeFetcher {
-            client,
-            resolver,
-            policy,
-            limits: self.limits,
-        })
-    }
-}
-
-/// rustls with the `ring` provider, safe default protocol versions and the platform
-/// certificate verifier (system roots), HTTP/1.1 ALPN.
-fn tls_config() -> Result<rustls::ClientConfig, FetchError> {
-    use rustls_platform_verifier::BuilderVerifierExt;
-    let setup = |e: rustls::Error| FetchError::Setup {
-        message: format!("TLS: {e}"),
-    };
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(setup)?
-        .with_platform_verifier()
-        .map_err(setup)?
-        .with_no_client_auth();
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
-    Ok(config)
-}
 
 /// One request for the [`SafeFetcher`].
 #[derive(Debug, Clone)]
@@ -290,6 +147,20 @@ impl std::fmt::Debug for SafeFetcher {
 }
 
 impl SafeFetcher {
+    fn from_parts(
+        client: reqwest::Client,
+        resolver: VettingResolver,
+        policy: UrlPolicy,
+        limits: FetchLimits,
+    ) -> Self {
+        Self {
+            client,
+            resolver,
+            policy,
+            limits,
+        }
+    }
+
     /// A builder with the safe defaults ([`SafeFetcherBuilder`]).
     pub fn builder() -> SafeFetcherBuilder {
         SafeFetcherBuilder::default()

@@ -81,6 +81,9 @@ pub(crate) enum Reply {
     Raw(Vec<u8>),
     /// A 200 head without `Content-Length`, then one byte every `every`, forever.
     Dribble { every: Duration },
+    /// Count the connection and close it without reading (a TLS client sees the
+    /// handshake fail at once).
+    Close,
     /// By request path (the request target up to `?`); 404 for other paths.
     Routes(Vec<(String, Reply)>),
 }
@@ -163,6 +166,9 @@ impl HttpServer {
             while let Ok((mut stream, _)) = listener.accept().await {
                 counter.fetch_add(1, Ordering::SeqCst);
                 let reply = reply.clone();
+                if matches!(reply, Reply::Close) {
+                    continue;
+                }
                 tokio::spawn(async move {
                     // Read (and ignore) the request head: up to the blank line or 8 KiB.
                     let mut head = Vec::new();
@@ -187,7 +193,7 @@ impl HttpServer {
                         Reply::Raw(bytes) => {
                             let _ = stream.write_all(&bytes).await;
                         }
-                        Reply::Routes(_) => unreachable!("routes resolve to a reply"),
+                        Reply::Routes(_) | Reply::Close => unreachable!("resolved above"),
                         Reply::Dribble { every } => {
                             let _ = stream
                                 .write_all(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n")
