@@ -151,7 +151,8 @@ fn covers(declared: &str, requested: &str) -> bool {
 /// RFC 9728 protected-resource metadata fetched from `metadata_url` for the resource
 /// the client requested (`resource`): both URLs pass the gate under `policy` (paths
 /// `/resource`, `/metadata_url`); `metadata.resource` must be present and identify
-/// `resource` (§3.3, see [`covers`]; else `oauth_resource_mismatch`); each entry of
+/// `resource` (§3.3: same origin, and the same path or a parent path segment, after
+/// WHATWG normalization; else `oauth_resource_mismatch`); each entry of
 /// `authorization_servers` must be a URL string passing the gate (to fetch; paths
 /// `/metadata/authorization_servers/N`), so a loopback or metadata-address issuer is
 /// refused before its metadata is requested. A `high` finding means: discard.

@@ -5,6 +5,7 @@
 use super::resolve::{Nameservers, VettingResolver};
 use super::{FetchError, SafeFetcher};
 use bastion_core::url_gate::{UrlPolicy, UrlPurpose};
+use rustls::pki_types::CertificateDer;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -64,12 +65,14 @@ impl FetchLimits {
 /// Builds a [`SafeFetcher`]; `SafeFetcher::builder()` starts from the safe defaults.
 ///
 /// # Defaults
-/// https only, system DNS configuration, no trusted domains, [`FetchLimits::default`].
+/// https only, system DNS configuration, platform root certificates only, no trusted
+/// domains, [`FetchLimits::default`].
 #[derive(Debug, Clone, Default)]
 pub struct SafeFetcherBuilder {
     policy: UrlPolicy,
     limits: FetchLimits,
     nameservers: Nameservers,
+    extra_roots: Vec<CertificateDer<'static>>,
 }
 
 impl SafeFetcherBuilder {
@@ -103,6 +106,18 @@ impl SafeFetcherBuilder {
         self
     }
 
+    /// Trusts these root certificates in addition to the platform's (a private or
+    /// corporate CA; the tests' own root). Host names and addresses are judged exactly
+    /// as without them.
+    #[must_use]
+    pub fn add_root_certificates(
+        mut self,
+        roots: impl IntoIterator<Item = CertificateDer<'static>>,
+    ) -> Self {
+        self.extra_roots.extend(roots);
+        self
+    }
+
     /// Builds the fetcher.
     ///
     /// # Errors
@@ -112,7 +127,7 @@ impl SafeFetcherBuilder {
         let policy = self.policy.with_purpose(UrlPurpose::Fetch);
         let resolver = VettingResolver::new(&self.nameservers, policy.clone())?;
         let client = reqwest::Client::builder()
-            .tls_backend_preconfigured(tls_config()?)
+            .tls_backend_preconfigured(tls_config(self.extra_roots)?)
             .dns_resolver(Arc::new(resolver.clone()))
             .no_proxy()
             .redirect(reqwest::redirect::Policy::none())
@@ -134,18 +149,24 @@ impl SafeFetcherBuilder {
 }
 
 /// rustls with the `ring` provider, safe default protocol versions and the platform
-/// certificate verifier (system roots), HTTP/1.1 ALPN.
-fn tls_config() -> Result<rustls::ClientConfig, FetchError> {
-    use rustls_platform_verifier::BuilderVerifierExt;
+/// certificate verifier (system roots plus `extra_roots`), HTTP/1.1 ALPN.
+fn tls_config(
+    extra_roots: Vec<CertificateDer<'static>>,
+) -> Result<rustls::ClientConfig, FetchError> {
     let setup = |e: rustls::Error| FetchError::Setup {
         message: format!("TLS: {e}"),
     };
     let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let verifier =
+        rustls_platform_verifier::Verifier::new_with_extra_roots(extra_roots, provider.clone())
+            .map_err(setup)?;
+    // `dangerous()` is rustls' only door for a verifier of one's own; this one is the
+    // platform verifier, as `BuilderVerifierExt::with_platform_verifier` installs it.
     let mut config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
         .map_err(setup)?
-        .with_platform_verifier()
-        .map_err(setup)?
+        .dangerous()
+        .with_custom_certificate_verifier(Arc::new(verifier))
         .with_no_client_auth();
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(config)

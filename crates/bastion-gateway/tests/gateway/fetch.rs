@@ -5,7 +5,7 @@
 //! but only the loopback DNS server is asked):
 //! every name that resolves to a public address is only resolved, never fetched.
 
-use crate::loopback::{HttpServer, Reply, dns_server};
+use crate::loopback::{HttpServer, Reply, dns_server, test_root};
 use bastion_core::finding::Code;
 use bastion_gateway::fetch::{FetchError, FetchLimits, FetchRequest, Nameservers, SafeFetcher};
 use std::time::Duration;
@@ -99,6 +99,54 @@ async fn the_vetted_address_is_the_one_connected_to() {
     let e = f.get(&url).await.unwrap_err();
     assert_eq!(e.reason(), "transport_error", "{e}");
     assert_eq!(target.hits(), 1);
+}
+
+#[tokio::test]
+async fn https_through_the_vetting_resolver_end_to_end() {
+    let dns = dns_server(&[
+        ("loop.example-public.net", &["127.0.0.1"]),
+        ("redirect.example-public.net", &["127.0.0.1"]),
+        ("private.example-public.net", &["10.0.0.5"]),
+    ])
+    .await;
+    let target = HttpServer::start_tls(Reply::ok("application/json", b"{\"ok\":true}")).await;
+    let trusting = SafeFetcher::builder()
+        .nameservers(Nameservers::Custom(vec![dns]))
+        .allow_loopback_http(true)
+        .add_root_certificates([test_root()])
+        .build()
+        .unwrap();
+    let ok = format!("https://loop.example-public.net:{}/ok", target.addr.port());
+    let r = trusting.get(&ok).await.unwrap();
+    assert_eq!(
+        (r.status.as_u16(), r.body.as_slice()),
+        (200, &b"{\"ok\":true}"[..])
+    );
+    // https redirect between two vetted names: followed, each hop resolved and checked.
+    let hop = HttpServer::start_tls(Reply::redirect(&ok)).await;
+    let start = format!("https://redirect.example-public.net:{}/", hop.addr.port());
+    let r = trusting.get(&start).await.unwrap();
+    assert_eq!(r.redirects.len(), 1);
+    assert_eq!(target.hits(), 2);
+    // ... but not to a name resolving privately, whose server is never contacted.
+    let to_private = HttpServer::start_tls(Reply::redirect(&format!(
+        "https://private.example-public.net:{}/ok",
+        target.addr.port()
+    )))
+    .await;
+    let start = format!(
+        "https://redirect.example-public.net:{}/",
+        to_private.addr.port()
+    );
+    let e = trusting.get(&start).await.unwrap_err();
+    assert_eq!(e.reason(), "address_refused", "{e}");
+    assert_eq!(target.hits(), 2);
+    // Certificates are verified: without the test root the handshake is refused.
+    let e = fetcher(dns, true, FetchLimits::default())
+        .get(&ok)
+        .await
+        .unwrap_err();
+    assert_eq!(e.reason(), "transport_error", "{e}");
 }
 
 #[tokio::test]

@@ -6,13 +6,16 @@
 use hickory_resolver::proto::op::{Message, ResponseCode};
 use hickory_resolver::proto::rr::rdata::{A, AAAA};
 use hickory_resolver::proto::rr::{Name, RData, Record, RecordType};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, UdpSocket};
+use tokio_rustls::TlsAcceptor;
 
 /// A DNS server on `127.0.0.1:<port>`: `zone` maps a lowercase name (no final dot) to
 /// its answers, in order; A queries get the IPv4 ones, AAAA the IPv6 ones; unknown names
@@ -157,53 +160,53 @@ impl HttpServer {
     /// Starts the server with a reply built from its own address (for documents that
     /// name their own URL).
     pub(crate) async fn start_with(reply: impl FnOnce(SocketAddr) -> Reply) -> Self {
+        Self::listen(reply, None).await
+    }
+
+    /// Starts the server behind TLS with the test certificate
+    /// (`tests/fixtures/tls/server.pem`: `loop.example-public.net`,
+    /// `redirect.example-public.net`, `127.0.0.1`; issued by [`test_root`]).
+    pub(crate) async fn start_tls(reply: Reply) -> Self {
+        let dir = tls_dir();
+        let chain = CertificateDer::pem_file_iter(dir.join("server.pem"))
+            .unwrap()
+            .collect::<Result<Vec<_>, _>>()
+            .unwrap();
+        let key = PrivateKeyDer::from_pem_file(dir.join("server.key")).unwrap();
+        let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(chain, key)
+        .unwrap();
+        Self::listen(|_| reply, Some(TlsAcceptor::from(Arc::new(config)))).await
+    }
+
+    async fn listen(reply: impl FnOnce(SocketAddr) -> Reply, tls: Option<TlsAcceptor>) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
         let reply = reply(addr);
         let hits = Arc::new(AtomicUsize::new(0));
         let counter = hits.clone();
         tokio::spawn(async move {
-            while let Ok((mut stream, _)) = listener.accept().await {
+            while let Ok((stream, _)) = listener.accept().await {
                 counter.fetch_add(1, Ordering::SeqCst);
                 let reply = reply.clone();
                 if matches!(reply, Reply::Close) {
                     continue;
                 }
+                let tls = tls.clone();
                 tokio::spawn(async move {
-                    // Read (and ignore) the request head: up to the blank line or 8 KiB.
-                    let mut head = Vec::new();
-                    let mut buf = [0_u8; 1024];
-                    while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 8192 {
-                        match stream.read(&mut buf).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => head.extend_from_slice(&buf[..n]),
-                        }
-                    }
-                    // The request target: second word of the request line, up to `?`.
-                    let line = head.split(|b| *b == b'\r').next().unwrap_or_default();
-                    let target = String::from_utf8_lossy(line)
-                        .split(' ')
-                        .nth(1)
-                        .unwrap_or("/")
-                        .split('?')
-                        .next()
-                        .unwrap_or("/")
-                        .to_owned();
-                    match reply.for_path(&target) {
-                        Reply::Raw(bytes) => {
-                            let _ = stream.write_all(&bytes).await;
-                        }
-                        Reply::Routes(_) | Reply::Close => unreachable!("resolved above"),
-                        Reply::Dribble { every } => {
-                            let _ = stream
-                                .write_all(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n")
-                                .await;
-                            while stream.write_all(b".").await.is_ok() {
-                                tokio::time::sleep(every).await;
+                    match tls {
+                        Some(acceptor) => {
+                            if let Ok(s) = acceptor.accept(stream).await {
+                                serve(s, reply).await;
                             }
                         }
+                        None => serve(stream, reply).await,
                     }
-                    let _ = stream.shutdown().await;
                 });
             }
         });
@@ -219,4 +222,52 @@ impl HttpServer {
     pub(crate) fn url(&self, path: &str) -> String {
         format!("http://{}{path}", self.addr)
     }
+}
+
+/// Answers one connection: reads the request head, writes the reply for its path.
+async fn serve(mut stream: impl AsyncRead + AsyncWrite + Unpin, reply: Reply) {
+    // Read (and ignore) the request head: up to the blank line or 8 KiB.
+    let mut head = Vec::new();
+    let mut buf = [0_u8; 1024];
+    while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < 8192 {
+        match stream.read(&mut buf).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => head.extend_from_slice(&buf[..n]),
+        }
+    }
+    // The request target: second word of the request line, up to `?`.
+    let line = head.split(|b| *b == b'\r').next().unwrap_or_default();
+    let target = String::from_utf8_lossy(line)
+        .split(' ')
+        .nth(1)
+        .unwrap_or("/")
+        .split('?')
+        .next()
+        .unwrap_or("/")
+        .to_owned();
+    match reply.for_path(&target) {
+        Reply::Raw(bytes) => {
+            let _ = stream.write_all(&bytes).await;
+        }
+        Reply::Routes(_) | Reply::Close => unreachable!("resolved before serving"),
+        Reply::Dribble { every } => {
+            let _ = stream
+                .write_all(b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n")
+                .await;
+            while stream.write_all(b".").await.is_ok() {
+                tokio::time::sleep(every).await;
+            }
+        }
+    }
+    let _ = stream.shutdown().await;
+}
+
+fn tls_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tls")
+}
+
+/// The root certificate that issued the test server certificate (its key was
+/// discarded after issuing).
+pub(crate) fn test_root() -> CertificateDer<'static> {
+    CertificateDer::from_pem_file(tls_dir().join("ca.pem")).unwrap()
 }
