@@ -41,7 +41,7 @@ const ZONE: &[(&str, &[&str])] = &[
     ("zero.example-public.net", &["0.0.0.0"]),
     ("mixed.example-public.net", &["93.184.215.14", "10.0.0.5"]),
     ("mixed6.example-public.net", &["93.184.215.14", "fe80::1"]),
-    ("rebind.example-public.net", &["93.184.215.14", "127.0.0.1"]),
+    ("rebind.example-public.net", &["93.184.215.14", "127.0.0.1"]), // c125
     ("loop.example-public.net", &["127.0.0.1"]),
     (
         "good.example-public.net",
@@ -64,7 +64,7 @@ async fn every_non_public_answer_refuses_the_name() {
         .await
         .unwrap_err();
     assert!(codes(&e).contains(&Code::DnsRebinding), "{e}");
-    // Only public answers: accepted (resolved only, nothing is sent there).
+    // Only public answers: accepted (resolved only, nothing is sent there; c167).
     let mut ips = f.resolve_vetted("good.example-public.net").await.unwrap();
     ips.sort();
     assert_eq!(ips.len(), 2, "both families are asked for: {ips:?}");
@@ -155,20 +155,20 @@ async fn ssrf_corpus_urls_are_refused_before_any_lookup() {
     let dns = dns_server(&[]).await;
     let f = fetcher(dns, false, FetchLimits::default());
     for url in [
-        "http://169.254.169.254/latest/meta-data/iam/",
+        "http://169.254.169.254/latest/meta-data/iam/", // c107
         "https://169.254.169.254/computeMetadata/v1/",
-        "http://127.0.0.1:9000/",
-        "https://192.168.10.1/oauth/register",
-        "https://metadata.google.internal/computeMetadata/v1/instance",
-        "https://2130706433/",
-        "https://[::ffff:7f00:1]/",
-        "https://0177.0.0.01/",
-        "https://017700000001/",
+        "http://127.0.0.1:9000/",              // c108
+        "https://192.168.10.1/oauth/register", // c110
+        "https://metadata.google.internal/computeMetadata/v1/instance", // c111
+        "https://2130706433/",                 // c113
+        "https://[::ffff:7f00:1]/",            // c114
+        "https://0177.0.0.01/",                // c116
+        "https://017700000001/",               // c117
         "https://0xa9.0xfe.0xa9.0xfe/",
-        "https://0xA9FEA9FE/latest/",
-        "https://127.1/",
-        "https://[::1]:8443/",
-        "https://[fe80::1%25eth0]/",
+        "https://0xA9FEA9FE/latest/", // c119
+        "https://127.1/",             // c120
+        "https://[::1]:8443/",        // c122
+        "https://[fe80::1%25eth0]/",  // c123
         "https://[64:ff9b::a9fe:a9fe]/",
         "https://[2002:7f00:1::]/",
         "https://100.100.100.200/latest/meta-data/",
