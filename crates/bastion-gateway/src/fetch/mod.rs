@@ -123,8 +123,9 @@ pub struct FetchResponse {
     pub body: Vec<u8>,
     /// Redirect targets followed, in order (normalized URLs).
     pub redirects: Vec<Url>,
-    /// Findings below `high` from the gate on every URL (e.g. `url_ip_literal`,
-    /// `redirect_cross_site`, loopback under the development flag), for the audit log.
+    /// Findings below `high` from the gate on every URL and the resolver on every host
+    /// (e.g. `url_ip_literal`, `redirect_cross_site`, a loopback answer under the
+    /// development flag), for the audit log.
     pub findings: Vec<Finding>,
 }
 
@@ -230,6 +231,9 @@ impl SafeFetcher {
                 builder = builder.body(body.clone());
             }
             let response = builder.send().await.map_err(|e| transport(&url, e))?;
+            if let Some(url::Host::Domain(host)) = url.host() {
+                findings.extend(self.resolver.accepted_findings(host));
+            }
             let status = response.status();
             if !(request.follow_redirects && redirect::is_followed(status)) {
                 let headers = response.headers().clone();

@@ -14,7 +14,9 @@ use hickory_resolver::config::{
     ConnectionConfig, LookupIpStrategy, NameServerConfig, ResolveHosts, ResolverConfig,
 };
 use hickory_resolver::net::runtime::TokioRuntimeProvider;
+use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
 
 /// Which DNS servers the fetcher asks.
 ///
@@ -67,6 +69,9 @@ impl From<VetError> for FetchError {
 pub(crate) struct VettingResolver {
     inner: TokioResolver,
     policy: UrlPolicy,
+    /// The findings (below `high`) of the latest accepted lookup per host, for the
+    /// fetch that connected there to report (a lookup runs inside reqwest's connector).
+    accepted: Arc<Mutex<HashMap<String, Vec<Finding>>>>,
 }
 
 impl VettingResolver {
@@ -98,7 +103,11 @@ impl VettingResolver {
         };
         builder.options_mut().ip_strategy = LookupIpStrategy::Ipv4AndIpv6;
         let inner = builder.build().map_err(|e| setup(&e))?;
-        Ok(Self { inner, policy })
+        Ok(Self {
+            inner,
+            policy,
+            accepted: Arc::default(),
+        })
     }
 
     /// Resolves `host` (an ASCII host name, as in a normalized URL) and returns its
@@ -130,7 +139,24 @@ impl VettingResolver {
                 findings,
             });
         }
+        if let Ok(mut map) = self.accepted.lock() {
+            if map.len() >= 256 {
+                map.clear();
+            }
+            map.insert(host.to_owned(), findings.clone());
+        }
         Ok((answers, findings))
+    }
+}
+
+impl VettingResolver {
+    /// The findings of the latest accepted lookup of `host` (empty if none).
+    pub(crate) fn accepted_findings(&self, host: &str) -> Vec<Finding> {
+        self.accepted
+            .lock()
+            .ok()
+            .and_then(|map| map.get(host).cloned())
+            .unwrap_or_default()
     }
 }
 

@@ -6,7 +6,7 @@
 //! every name that resolves to a public address is only resolved, never fetched.
 
 use crate::loopback::{HttpServer, Reply, dns_server, test_root};
-use bastion_core::finding::Code;
+use bastion_core::finding::{Code, Severity};
 use bastion_gateway::fetch::{FetchError, FetchLimits, FetchRequest, Nameservers, SafeFetcher};
 use std::time::Duration;
 
@@ -122,6 +122,9 @@ async fn https_through_the_vetting_resolver_end_to_end() {
         (r.status.as_u16(), r.body.as_slice()),
         (200, &b"{\"ok\":true}"[..])
     );
+    // The loopback answer, admitted by the development flag, is reported for the audit.
+    let warned: Vec<_> = r.findings.iter().map(|f| (f.code, f.severity)).collect();
+    assert_eq!(warned, [(Code::PrivateAddress, Severity::Warn)]);
     // https redirect between two vetted names: followed, each hop resolved and checked.
     let hop = HttpServer::start_tls(Reply::redirect(&ok)).await;
     let start = format!("https://redirect.example-public.net:{}/", hop.addr.port());
