@@ -85,6 +85,14 @@ impl SafeFetcherBuilder {
         self
     }
 
+    /// The whole URL policy, as the gateway builds it from config `[urls]` and the
+    /// consent ledger; its purpose is forced to fetch.
+    #[must_use]
+    pub fn url_policy(mut self, policy: UrlPolicy) -> Self {
+        self.policy = policy;
+        self
+    }
+
     /// Config `[urls] trusted_domains` (used by the gate's confusable-host check).
     #[must_use]
     pub fn trusted_domains(mut self, domains: Vec<String>) -> Self {
@@ -170,4 +178,30 @@ fn tls_config(
         .with_no_client_auth();
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(config)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_policy_is_always_the_fetch_policy() {
+        let f = SafeFetcher::builder()
+            .url_policy(UrlPolicy::navigate().with_loopback_http(true))
+            .nameservers(Nameservers::Custom(vec!["127.0.0.1:53".parse().unwrap()]))
+            .build()
+            .unwrap();
+        assert_eq!(f.policy().purpose, UrlPurpose::Fetch);
+        assert!(f.policy().allow_loopback_http);
+        let safe = SafeFetcher::builder()
+            .nameservers(Nameservers::Custom(vec!["127.0.0.1:53".parse().unwrap()]))
+            .build()
+            .unwrap();
+        assert!(!safe.policy().allow_loopback_http);
+        let limits = safe.limits();
+        assert_eq!(
+            (limits.max_body_bytes, limits.timeout, limits.max_redirects),
+            (1_048_576, Duration::from_secs(10), 5)
+        );
+    }
 }
