@@ -275,3 +275,25 @@ async fn a_dribbling_server_hits_the_deadline() {
     assert_eq!(e.reason(), "fetch_timeout", "{e}");
     assert!(started.elapsed() < Duration::from_secs(3));
 }
+
+#[tokio::test]
+async fn localhost_only_under_the_development_flag() {
+    let dns = dns_server(&[]).await;
+    let local = HttpServer::start(Reply::ok("text/plain", b"dev")).await;
+    let url = format!("http://localhost:{}/", local.addr.port());
+    for strict_url in [url.clone(), url.replace("http:", "https:")] {
+        let e = fetcher(dns, false, FetchLimits::default())
+            .get(&strict_url)
+            .await
+            .unwrap_err();
+        assert_eq!(e.reason(), "url_refused", "{strict_url}: {e}");
+    }
+    assert_eq!(local.hits(), 0);
+    // `localhost` is answered by the resolver itself (RFC 6761), never by DNS.
+    let r = fetcher(dns, true, FetchLimits::default())
+        .get(&url)
+        .await
+        .unwrap();
+    assert_eq!(r.body, b"dev");
+    assert!(r.findings.iter().all(|f| f.severity < Severity::High));
+}
