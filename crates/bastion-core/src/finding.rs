@@ -272,6 +272,8 @@ finding_codes! {
     OauthIssuerMissing => "oauth_issuer_missing", "OAuth metadata lacks issuer, or an authorization response lacks iss although required (RFC 9207)";
     /// Metadata fetched from a URL that is not the issuer's well-known URL.
     OauthMetadataUrlMismatch => "oauth_metadata_url_mismatch", "authorization-server metadata was fetched from a URL that is not the issuer's well-known URL (RFC 8414 §3.1)";
+    /// Protected-resource metadata for another resource.
+    OauthResourceMismatch => "oauth_resource_mismatch", "OAuth protected-resource metadata lacks `resource` or describes another resource than the one requested (RFC 9728 §3.3); its authorization servers are not used";
     /// Sensitive form field.
     SensitiveFormField => "sensitive_form_field", "a form elicitation asks for a password, API key, token, secret, private key, seed phrase, one-time code, card or bank credential or government id; refused";
     /// Elicitation mode not declared.

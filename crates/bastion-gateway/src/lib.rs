@@ -3,7 +3,8 @@
 //! The I/O edge of MCP Bastion: a tokio stdio gateway (`wrap`) that spawns an untrusted
 //! MCP server without a shell, relays both directions concurrently through the pure
 //! inspection pipeline of `bastion-core`, and audits every decision to
-//! `bastion-store`; and the one-shot client behind `scan`.
+//! `bastion-store`; the one-shot client behind `scan`; and the SSRF-safe HTTP client
+//! ([`fetch::SafeFetcher`]) for every URL Bastion itself fetches.
 //!
 //! The gateway decides nothing itself: every verdict comes from the core. It owns
 //! processes, pipes, timers, request correlation and back-pressure.
@@ -11,6 +12,7 @@
 pub mod audit;
 pub mod child;
 pub mod confirm;
+pub mod fetch;
 mod io;
 mod pending;
 pub mod pinning;

@@ -854,5 +854,14 @@ mod contract;
 #[path = "gateway/faults.rs"]
 mod faults;
 
+#[path = "gateway/discover.rs"]
+mod discover;
+
+#[path = "gateway/fetch.rs"]
+mod fetch;
+
+#[path = "support/loopback.rs"]
+mod loopback;
+
 #[path = "support/procs.rs"]
 mod procs;

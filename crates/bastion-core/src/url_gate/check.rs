@@ -2,6 +2,7 @@
 //! network simulated (DNS answers, redirect chain) and the OAuth issuer checks.
 
 use super::gate::non_public_severity;
+use super::oauth::{judge_as_metadata, judge_resource_metadata};
 use super::{UrlAssessment, UrlPolicy, UrlPurpose, address, assess};
 use crate::finding::{Code, Finding, Report, Severity, pointer_push};
 use serde_json::{Map, Value, json};
@@ -51,14 +52,21 @@ pub fn purpose_of(context: &str) -> UrlPurpose {
     }
 }
 
-fn text<'a>(input: &'a Value, field: &'static str) -> Result<&'a str, UrlInputError> {
+/// The member `field` of `input` viewed by `view` (`Value::as_str`, `Value::as_object`).
+fn member<'a, T: ?Sized>(
+    input: &'a Value,
+    field: &'static str,
+    view: fn(&'a Value) -> Option<&'a T>,
+    want: &'static str,
+) -> Result<&'a T, UrlInputError> {
     input
         .get(field)
-        .and_then(Value::as_str)
-        .ok_or(UrlInputError::Field {
-            field,
-            want: "a string",
-        })
+        .and_then(view)
+        .ok_or(UrlInputError::Field { field, want })
+}
+
+fn text<'a>(input: &'a Value, field: &'static str) -> Result<&'a str, UrlInputError> {
+    member(input, field, Value::as_str, "a string")
 }
 
 /// Reads an optional `policy` member: `{allow_loopback_http?, trusted_domains?,
@@ -109,6 +117,8 @@ fn policy_of(input: &Value, purpose: UrlPurpose) -> Result<UrlPolicy, UrlInputEr
 ///   RFC 8414 authorization-server metadata: identifier and metadata URL through the
 ///   gate, `metadata_url` a well-known URL of the identifier (§3.1), `metadata.issuer`
 ///   identical to the identifier (§3.3), every endpoint through the gate.
+/// * `{context: "resource_metadata", resource, metadata_url, metadata}`: RFC 9728
+///   protected-resource metadata ([`judge_resource_metadata`]).
 /// * `{context: "authorization_response", expected_issuer, callback_query,
 ///   iss_required?}`: RFC 9207 `iss` check.
 ///
@@ -118,7 +128,8 @@ fn policy_of(input: &Value, purpose: UrlPurpose) -> Result<UrlPolicy, UrlInputEr
 pub fn check_url(input: &Value) -> Result<Report, UrlInputError> {
     let context = input.get("context").and_then(Value::as_str).unwrap_or("");
     match context {
-        "as_metadata" => check_as_metadata(input),
+        "as_metadata" => check_metadata(input, "issuer_identifier", judge_as_metadata),
+        "resource_metadata" => check_metadata(input, "resource", judge_resource_metadata),
         "authorization_response" => check_authorization_response(input),
         _ => check_plain(input, purpose_of(context)),
     }
@@ -163,16 +174,7 @@ fn check_plain(input: &Value, purpose: UrlPurpose) -> Result<Report, UrlInputErr
             let path = pointer_push("/redirect_chain", &i.to_string());
             let next = assess(hop, &policy, &path);
             findings.extend(next.findings.iter().cloned());
-            if let (Some(a), Some(b)) = (site(&previous), site(&next))
-                && a != b
-            {
-                findings.push(Finding::new(
-                    Code::RedirectCrossSite,
-                    Severity::Warn,
-                    path,
-                    format!("the redirect leaves `{a}` for another site, `{b}`"),
-                ));
-            }
+            findings.extend(judge_redirect(&previous, &next, &path));
             previous = next;
         }
     }
@@ -183,6 +185,23 @@ fn check_plain(input: &Value, purpose: UrlPurpose) -> Result<Report, UrlInputErr
 
 fn site(a: &UrlAssessment) -> Option<&str> {
     a.registrable_domain.as_deref().or(a.host_ascii.as_deref())
+}
+
+/// Judges one redirect hop beyond what [`assess`] says about its target: a hop from
+/// `from` to another registrable domain (or another host, for IP literals and single
+/// labels) than `to` is `redirect_cross_site` (warn) at `path`. The target itself must
+/// also pass [`assess`]; the gateway's fetcher calls both for every hop it follows, as
+/// `check url` does for a simulated `redirect_chain`.
+pub fn judge_redirect(from: &UrlAssessment, to: &UrlAssessment, path: &str) -> Option<Finding> {
+    let (a, b) = (site(from)?, site(to)?);
+    (a != b).then(|| {
+        Finding::new(
+            Code::RedirectCrossSite,
+            Severity::Warn,
+            path,
+            format!("the redirect leaves `{a}` for another site, `{b}`"),
+        )
+    })
 }
 
 /// Judges the addresses a host name resolved to (DNS rebinding defence): every answer
@@ -242,97 +261,35 @@ pub fn judge_resolved(
     findings
 }
 
-/// The RFC 8414 §3.1 well-known URLs for an issuer identifier: `/.well-known/<suffix>`
-/// inserted between host and path, and the `OpenID` Connect Discovery 1.0 §4 form (appended
-/// to the path), for both `oauth-authorization-server` and `openid-configuration`.
-fn well_known_urls(issuer: &str) -> Vec<String> {
-    let Ok(u) = url::Url::parse(issuer) else {
-        return Vec::new();
-    };
-    let origin = u.origin().ascii_serialization();
-    let path = u.path().trim_end_matches('/');
-    let mut out = Vec::new();
-    for suffix in ["oauth-authorization-server", "openid-configuration"] {
-        out.push(format!("{origin}/.well-known/{suffix}{path}"));
-        out.push(format!("{origin}{path}/.well-known/{suffix}"));
-    }
-    out
-}
-
-/// RFC 8414 authorization-server metadata: `issuer_identifier` and `metadata_url` pass the
-/// gate (fetch); `metadata_url` must be a well-known URL of the identifier (§3.1, else
-/// `oauth_metadata_url_mismatch`); `metadata.issuer` must be identical to the identifier
-/// (§3.3, else `oauth_issuer_mismatch`, or `oauth_issuer_missing`); every endpoint URL in
-/// the metadata passes the gate (`authorization_endpoint` to navigate, the rest to fetch).
-fn check_as_metadata(input: &Value) -> Result<Report, UrlInputError> {
+/// A metadata document check (`context: "as_metadata"` with subject member
+/// `issuer_identifier`, judged by [`judge_as_metadata`]; `"resource_metadata"` with
+/// `resource`, judged by [`judge_resource_metadata`]): `{<subject>, metadata_url,
+/// metadata, policy?}`. Output: the subject and the normalized metadata URL.
+fn check_metadata(
+    input: &Value,
+    subject: &'static str,
+    judge: fn(&str, &str, &Map<String, Value>, &UrlPolicy) -> Vec<Finding>,
+) -> Result<Report, UrlInputError> {
     let fetch = policy_of(input, UrlPurpose::Fetch)?;
-    let issuer = text(input, "issuer_identifier")?;
+    let id = text(input, subject)?;
     let metadata_url = text(input, "metadata_url")?;
-    let metadata =
-        input
-            .get("metadata")
-            .and_then(Value::as_object)
-            .ok_or(UrlInputError::Field {
-                field: "metadata",
-                want: "an object",
-            })?;
-    let mut findings = assess(issuer, &fetch, "/issuer_identifier").findings;
-    let fetched = assess(metadata_url, &fetch, "/metadata_url");
-    findings.extend(fetched.findings.iter().cloned());
-    let normalized = fetched.normalized.as_deref().unwrap_or(metadata_url);
-    if !well_known_urls(issuer).iter().any(|w| w == normalized) {
-        findings.push(Finding::new(
-            Code::OauthMetadataUrlMismatch,
-            Severity::High,
-            "/metadata_url",
-            format!(
-                "the metadata URL is not the well-known URL of the issuer `{}` (RFC 8414 §3.1); metadata from elsewhere is not used",
-                issuer.chars().take(120).collect::<String>()
-            ),
-        ));
-    }
-    match metadata.get("issuer").and_then(Value::as_str) {
-        None => findings.push(Finding::new(
-            Code::OauthIssuerMissing,
-            Severity::High,
-            "/metadata/issuer",
-            "the authorization-server metadata has no `issuer` (RFC 8414 §2 requires it); discarded".to_owned(),
-        )),
-        Some(got) if got != issuer => findings.push(Finding::new(
-            Code::OauthIssuerMismatch,
-            Severity::High,
-            "/metadata/issuer",
-            format!(
-                "the metadata names the issuer `{}`, not `{}` whose well-known URL was fetched (RFC 8414 §3.3); discarded: no token, code or client secret may be sent to its endpoints",
-                got.chars().take(120).collect::<String>(),
-                issuer.chars().take(120).collect::<String>()
-            ),
-        )),
-        Some(_) => {}
-    }
-    endpoint_findings(metadata, &fetch, &mut findings);
+    let findings = judge(
+        id,
+        metadata_url,
+        member(input, "metadata", Value::as_object, "an object")?,
+        &fetch,
+    );
+    let normalized = assess(metadata_url, &fetch, "")
+        .normalized
+        .unwrap_or_else(|| metadata_url.to_owned());
+    let mut output = Map::new();
+    output.insert(subject.to_owned(), json!(id));
+    output.insert("metadata_url".to_owned(), json!(normalized));
     Ok(Report::from_findings(
         findings,
         false,
-        Some(json!({"issuer_identifier": issuer, "metadata_url": normalized})),
+        Some(Value::Object(output)),
     ))
-}
-
-fn endpoint_findings(metadata: &Map<String, Value>, fetch: &UrlPolicy, out: &mut Vec<Finding>) {
-    let navigate = fetch.clone().with_purpose(UrlPurpose::Navigate);
-    for (key, value) in metadata {
-        let is_url = key.ends_with("_endpoint") || key.ends_with("_uri") || key == "jwks_uri";
-        let (true, Some(u)) = (is_url, value.as_str()) else {
-            continue;
-        };
-        let policy = if key == "authorization_endpoint" {
-            &navigate
-        } else {
-            fetch
-        };
-        let path = pointer_push("/metadata", key);
-        out.extend(assess(u, policy, &path).findings);
-    }
 }
 
 /// RFC 9207 §2.4: the `iss` of an authorization response must equal the issuer the

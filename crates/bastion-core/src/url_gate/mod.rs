@@ -44,13 +44,19 @@ pub mod address;
 mod check;
 mod gate;
 pub mod host;
+pub mod oauth;
 pub mod query;
 #[cfg(test)]
 mod tests;
 
 pub use address::{AddressClass, Classified, classify};
-pub use check::{NAVIGATE_CONTEXTS, UrlInputError, check_url, judge_resolved, purpose_of};
+pub use check::{
+    NAVIGATE_CONTEXTS, UrlInputError, check_url, judge_redirect, judge_resolved, purpose_of,
+};
 pub use gate::assess;
+pub use oauth::{
+    as_metadata_urls, judge_as_metadata, judge_resource_metadata, resource_metadata_urls,
+};
 
 use crate::finding::{Finding, Verdict};
 use serde_json::{Value, json};

@@ -183,3 +183,18 @@ proptest::proptest! {
         proptest::prop_assert_eq!(mapped.address_class, Some(want));
     }
 }
+
+#[test]
+fn redirect_hops_to_another_site_are_reported() {
+    let p = UrlPolicy::default();
+    let from = assess("https://auth.example.com/a", &p, "/url");
+    let same = assess("https://login.example.com/b", &p, "/r");
+    assert_eq!(judge_redirect(&from, &same, "/r"), None);
+    let other = assess("https://login.example.org/b", &p, "/r");
+    let f = judge_redirect(&from, &other, "/r").unwrap();
+    assert_eq!((f.code, f.path.as_str()), (Code::RedirectCrossSite, "/r"));
+    let literal = assess("https://93.184.215.14/", &p, "/r");
+    assert!(judge_redirect(&from, &literal, "/r").is_some());
+    let broken = assess("not a url", &p, "/r");
+    assert_eq!(judge_redirect(&from, &broken, "/r"), None);
+}
