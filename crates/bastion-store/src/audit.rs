@@ -141,7 +141,7 @@ impl Store {
     }
 }
 
-/// Most rows per audit INSERT statement: 13 bound values each, well under SQLite's limit
+/// Most rows per audit INSERT statement: 13 bound values each, well under `SQLite`'s limit
 /// of 32 766 variables; one statement per chunk keeps round trips to the database worker
 /// few under load.
 const MAX_ROWS_PER_INSERT: usize = 256;
