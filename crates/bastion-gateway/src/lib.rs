@@ -18,6 +18,7 @@ mod pending;
 pub mod pinning;
 mod relay;
 pub mod scan;
+pub mod serve;
 pub mod stdio;
 pub mod wrap;
 

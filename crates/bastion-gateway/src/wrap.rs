@@ -371,7 +371,7 @@ pub(crate) async fn pump_stderr<R: AsyncRead + Unpin>(err: R, name: String) {
     }
 }
 
-async fn shutdown_signal() {
+pub(crate) async fn shutdown_signal() {
     use tokio::signal::unix::{SignalKind, signal};
     let (Ok(mut term), Ok(mut int)) = (
         signal(SignalKind::terminate()),

@@ -13,6 +13,7 @@ mod contract_show;
 mod from_server;
 mod output;
 mod pins_cmd;
+mod serve_cmd;
 mod ui_files;
 mod wrap_contract;
 
@@ -75,6 +76,9 @@ enum Command {
         #[arg(last = true, required = true, num_args = 1..)]
         command: Vec<String>,
     },
+    /// Serve one server command to many hosts over Streamable HTTP (a session, and a
+    /// server process, per host), behind the same checks as `wrap`.
+    Serve(serve_cmd::ServeArgs),
     /// Start a server, list every tool, prompt, resource and template, and report findings.
     Scan {
         /// Server name for messages (default: the command's file name).
@@ -392,6 +396,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             contract,
             command,
         } => run_wrap(&cfg, &store_url, name, &contract, command, false),
+        Command::Serve(args) => serve_cmd::run(&cfg, &store_url, &args),
     }
 }
 
@@ -426,16 +431,8 @@ fn run_wrap(
         }
         Err(e) => return Err(internal(e)),
     };
-    let mut wcfg = WrapConfig::new(name.clone(), command);
-    wcfg.limits = cfg.limits.clone();
-    wcfg.result = bastion_core::result::ResultOptions::new(&cfg.limits, cfg.content.clone());
-    wcfg.grace_ms = cfg.gateway.shutdown_grace_ms;
-    let pin_mode = cfg.pinning.mode;
-    let policy = cfg.policy.clone();
-    let log_arguments = cfg.audit.log_arguments;
+    let mut wcfg = relay_config(cfg, &name, command);
     let audit_fail_closed = cfg.audit.fail_closed;
-    let elicit_policy = cfg.urls.elicit_policy();
-    let elicit_modes = cfg.elicitation.clone();
     bastion_gateway::child::adopt_orphans();
     // One thread runs the whole relay: no cross-thread wake-ups per frame.
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -471,23 +468,9 @@ fn run_wrap(
         } else {
             sink.fail_open()
         };
-        wcfg.elicitation = bastion_gateway::ElicitSetup {
-            policy: elicit_policy,
-            store: Some(store.clone()),
-            url_mode: elicit_modes.url_mode,
-            form_mode: elicit_modes.form_mode,
-        };
+        wcfg.elicitation = elicit_setup(cfg, &store);
         if !publish {
-            wcfg.pinning = Some(PinningSetup {
-                store: store.clone(),
-                mode: pin_mode,
-            });
-            wcfg.confirmation = Some(ConfirmSetup {
-                policy: std::sync::Arc::new(policy),
-                store: Some(store.clone()),
-                log_arguments,
-                tty_path: Some("/dev/tty".into()),
-            });
+            guard_relay(&mut wcfg, cfg, &store, Some("/dev/tty".into()));
         }
         let (stdin, stdout) = (stdio::host_stdin(), stdio::host_stdout());
         let code = wrap(wcfg, stdin, stdout, sink).await.map_err(internal)?;
@@ -501,6 +484,41 @@ fn run_wrap(
     // The host's stdin may still be held by a blocking reader thread: do not wait for it.
     rt.shutdown_background();
     Ok(code)
+}
+
+/// The relay setup `wrap` and `serve` share: limits, result options and shutdown grace
+/// from the config.
+fn relay_config(cfg: &config::Config, name: &str, command: Vec<String>) -> WrapConfig {
+    let mut wcfg = WrapConfig::new(name, command);
+    wcfg.limits = cfg.limits.clone();
+    wcfg.result = bastion_core::result::ResultOptions::new(&cfg.limits, cfg.content.clone());
+    wcfg.grace_ms = cfg.gateway.shutdown_grace_ms;
+    wcfg
+}
+
+/// Elicitation mediation over `store` (URL consent ledger, `[urls]` policy, modes).
+fn elicit_setup(cfg: &config::Config, store: &Store) -> bastion_gateway::ElicitSetup {
+    bastion_gateway::ElicitSetup {
+        policy: cfg.urls.elicit_policy(),
+        store: Some(store.clone()),
+        url_mode: cfg.elicitation.url_mode,
+        form_mode: cfg.elicitation.form_mode,
+    }
+}
+
+/// What guards a user against an untrusted server: descriptor pinning and tool-call
+/// confirmation (asked on the terminal `tty` when given, else through the host).
+fn guard_relay(wcfg: &mut WrapConfig, cfg: &config::Config, store: &Store, tty: Option<PathBuf>) {
+    wcfg.pinning = Some(PinningSetup {
+        store: store.clone(),
+        mode: cfg.pinning.mode,
+    });
+    wcfg.confirmation = Some(ConfirmSetup {
+        policy: std::sync::Arc::new(cfg.policy.clone()),
+        store: Some(store.clone()),
+        log_arguments: cfg.audit.log_arguments,
+        tty_path: tty,
+    });
 }
 
 /// Records one audit event per scanned descriptor (direction `gateway`, reason `scan`).

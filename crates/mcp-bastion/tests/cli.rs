@@ -374,6 +374,18 @@ fn codes_table_matches_docs() {
 
 /// One Python SDK session against `server` (direct or wrapped).
 fn session(mode: &str, script: &Value, server: &[String], store: &Path) -> Value {
+    session_with_env(mode, script, server, store, &[])
+}
+
+/// [`session`] with extra environment variables for the session script (a Streamable
+/// HTTP session reads its bearer token from `MCP_TEST_BEARER`).
+fn session_with_env(
+    mode: &str,
+    script: &Value,
+    server: &[String],
+    store: &Path,
+    env: &[(&str, &str)],
+) -> Value {
     let out = Command::new(python())
         .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/session.py"))
         .arg(mode)
@@ -382,6 +394,7 @@ fn session(mode: &str, script: &Value, server: &[String], store: &Path) -> Value
         .args(server)
         .env("MCP_BASTION_STORE", format!("sqlite://{}", store.display()))
         .env("XDG_CONFIG_HOME", store.parent().unwrap())
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     assert!(
@@ -1002,6 +1015,9 @@ mod ui_build;
 
 #[path = "cli/faults.rs"]
 mod faults;
+
+#[path = "cli/serve.rs"]
+mod serve;
 
 #[path = "../../bastion-gateway/tests/support/procs.rs"]
 mod procs;

@@ -4,6 +4,7 @@ end-to-end tests to compare a server reached directly with the same server behin
 `mcp-bastion wrap`.
 
     session.py MODE SCRIPT -- COMMAND [ARGS...]
+    session.py MODE SCRIPT -- URL     (Streamable HTTP; bearer token from MCP_TEST_BEARER)
 
 MODE is "legacy" (initialize handshake) or "auto" (server/discover probe, 2026-07-28
 when the server speaks it). SCRIPT is a JSON list of steps:
@@ -19,6 +20,8 @@ import sys
 
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
 
@@ -29,7 +32,11 @@ def dump(model):
 async def run(mode, steps, argv):
     # The SDK passes only a minimal environment to the server by default; the tests
     # point the gateway at a temporary store through MCP_BASTION_STORE.
-    params = StdioServerParameters(command=argv[0], args=argv[1:], env=dict(os.environ))
+    if argv[0].startswith(("http://", "https://")):
+        headers = {"Authorization": "Bearer " + os.environ["MCP_TEST_BEARER"]}
+        params = streamable_http_client(argv[0], http_client=create_mcp_http_client(headers=headers))
+    else:
+        params = StdioServerParameters(command=argv[0], args=argv[1:], env=dict(os.environ))
     out = {"steps": []}
     async with Client(params, mode=mode, cache=None) as client:
         out["protocol_version"] = client.protocol_version

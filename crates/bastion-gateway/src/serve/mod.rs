@@ -1,0 +1,524 @@
+//! `mcp-bastion serve`: a Streamable HTTP listener for many hosts in front of one
+//! server command (issue 8 §2; MCP 2025-11-25 Transports §Streamable HTTP).
+//!
+//! Every request first passes [`bastion_core::http_gate::decide`] on its head (Host
+//! anti-rebinding, Origin, bearer token, endpoint, method, media types, declared size:
+//! nothing of a refused request's body is read), then on each body chunk while reading
+//! (a chunked or lying body stops at the cap, 413) and on the complete body. Refusals are
+//! answered with the gate's status and reason and recorded in the audit log (method,
+//! reason, codes, size; never header values or the body).
+//!
+//! Sessions (legacy era, ≤ 2025-11-25): an `initialize` `POST` without `Mcp-Session-Id`
+//! starts a session — a relay of its own ([`crate::wrap::wrap`], the same inspection
+//! pipeline as stdio) with its own server process, pending requests, elicitations and
+//! approvals — and the answer carries its `Mcp-Session-Id`. Pins, grants and the consent
+//! ledger live in the store and are shared by every session of the server name. A
+//! request `POST` is answered with an event stream that ends with its answer; a
+//! notification or response `POST` with 202; `GET` opens the session's stream of server
+//! requests and notifications; `DELETE` ends the session (its server is stopped). An
+//! unknown or ended session id is 404 (the host starts a new session). Sessions idle for
+//! [`ServeConfig::idle_timeout`] are ended; beyond [`ServeConfig::max_sessions`] a new
+//! `initialize` gets 503.
+//!
+//! Not served yet: the stateless 2026-07-28 era without sessions (a `POST` without
+//! `Mcp-Session-Id` other than `initialize` is 400) and an HTTP upstream (`--upstream`).
+//! The server command comes from the command line only; nothing in a request starts a
+//! process.
+
+mod session;
+pub mod token;
+
+use crate::audit::AuditSink;
+use crate::wrap::WrapConfig;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderValue, Request, Response, StatusCode, header};
+use bastion_core::envelope::{self, Id, Kind};
+use bastion_core::http_gate::{self, BodySeen, HttpDecision, HttpRequestView, ListenerPolicy};
+use bastion_store::AuditEvent;
+use http_body_util::BodyExt;
+use serde_json::{Value, json};
+use session::{SendError, Session};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The session header (MCP 2025-11-25 Transports §Session Management).
+const SESSION_HEADER: &str = "mcp-session-id";
+
+/// What `serve` needs.
+#[derive(Debug, Clone)]
+pub struct ServeConfig {
+    /// The relay of every session: server name, exact argv, limits, pinning,
+    /// confirmation and elicitation setup (as for `wrap`).
+    pub wrap: WrapConfig,
+    /// The gate: bound address, token digest, allowed hosts and origins, body cap.
+    pub policy: ListenerPolicy,
+    /// Most concurrent sessions (each runs one server process); default 32.
+    pub max_sessions: usize,
+    /// A session nobody used for this long, with no open stream, is ended; default 30
+    /// minutes.
+    pub idle_timeout: Duration,
+}
+
+impl ServeConfig {
+    /// A config with the defaults above.
+    pub fn new(wrap: WrapConfig, policy: ListenerPolicy) -> Self {
+        Self {
+            wrap,
+            policy,
+            max_sessions: 32,
+            idle_timeout: Duration::from_mins(30),
+        }
+    }
+}
+
+struct Shared {
+    cfg: ServeConfig,
+    audit: AuditSink,
+    sessions: Mutex<HashMap<String, Arc<Session>>>,
+}
+
+impl Shared {
+    fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Session>>> {
+        self.sessions
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The live session `id`, if any (an ended one is forgotten).
+    fn session(&self, id: &str) -> Option<Arc<Session>> {
+        let mut sessions = self.sessions();
+        match sessions.get(id) {
+            Some(s) if s.has_ended() => {
+                sessions.remove(id);
+                None
+            }
+            Some(s) => Some(s.clone()),
+            None => None,
+        }
+    }
+}
+
+/// Serves `listener` until SIGTERM or SIGINT, then ends every session (their servers get
+/// the stop sequence of `wrap`).
+///
+/// # Errors
+/// [`crate::GatewayError::Io`] when the listener fails.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    cfg: ServeConfig,
+    audit: AuditSink,
+) -> Result<(), crate::GatewayError> {
+    let shared = Arc::new(Shared {
+        cfg,
+        audit,
+        sessions: Mutex::new(HashMap::new()),
+    });
+    let reaper = tokio::spawn(reap_idle(shared.clone()));
+    let app = axum::Router::new()
+        .fallback(handle)
+        .with_state(shared.clone());
+    let served = axum::serve(listener, app)
+        .with_graceful_shutdown(crate::wrap::shutdown_signal())
+        .await;
+    reaper.abort();
+    let sessions: Vec<Arc<Session>> = shared.sessions().drain().map(|(_, s)| s).collect();
+    for s in &sessions {
+        s.close().await;
+    }
+    // Each relay stops its server (grace, SIGTERM, SIGKILL): wait for them, bounded.
+    let deadline = Instant::now() + shared.cfg.wrap_grace() + Duration::from_secs(5);
+    while sessions.iter().any(|s| !s.has_ended()) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    served.map_err(crate::GatewayError::Io)
+}
+
+impl ServeConfig {
+    fn wrap_grace(&self) -> Duration {
+        Duration::from_millis(self.wrap.grace_ms)
+    }
+}
+
+/// Ends sessions idle past the timeout, every 15 s (or the timeout, if shorter).
+async fn reap_idle(shared: Arc<Shared>) {
+    let idle = shared.cfg.idle_timeout;
+    let mut tick = tokio::time::interval(idle.min(Duration::from_secs(15)));
+    loop {
+        tick.tick().await;
+        let now = Instant::now();
+        let stale: Vec<Arc<Session>> = {
+            let mut sessions = shared.sessions();
+            let ids: Vec<String> = sessions
+                .iter()
+                .filter(|(_, s)| s.has_ended() || s.is_idle(now, idle))
+                .map(|(id, _)| id.clone())
+                .collect();
+            ids.iter().filter_map(|id| sessions.remove(id)).collect()
+        };
+        for s in stale {
+            s.close().await;
+        }
+    }
+}
+
+/// Every request, whatever its path or method: the gate decides 404 and 405 too.
+async fn handle(State(shared): State<Arc<Shared>>, req: Request<Body>) -> Response<Body> {
+    let (parts, body) = req.into_parts();
+    let method = parts.method.as_str().to_owned();
+    let target = parts
+        .uri
+        .path_and_query()
+        .map_or_else(|| parts.uri.path().to_owned(), |p| p.as_str().to_owned());
+    let headers: Vec<(&str, &[u8])> = parts
+        .headers
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_bytes()))
+        .collect();
+    let policy = &shared.cfg.policy;
+    let decide = |body: BodySeen<'_>| {
+        http_gate::decide(
+            policy,
+            &HttpRequestView {
+                method: &method,
+                target: &target,
+                headers: &headers,
+                body,
+            },
+        )
+    };
+    let decision = decide(BodySeen::NotRead);
+    if !decision.is_allowed() {
+        return refuse(&shared, &method, &decision, 0).await;
+    }
+    let session_id = parts
+        .headers
+        .get(SESSION_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    match method.as_str() {
+        "POST" => {
+            let mut buf = Vec::new();
+            let mut body = body;
+            while let Some(frame) = body.frame().await {
+                let Ok(frame) = frame else {
+                    return plain(
+                        StatusCode::BAD_REQUEST,
+                        "the request body could not be read",
+                    );
+                };
+                if let Ok(data) = frame.into_data() {
+                    buf.extend_from_slice(&data);
+                    let d = decide(BodySeen::Prefix(&buf));
+                    if !d.is_allowed() {
+                        return refuse(&shared, &method, &d, buf.len()).await;
+                    }
+                }
+            }
+            let d = decide(BodySeen::Complete(&buf));
+            if !d.is_allowed() {
+                return refuse(&shared, &method, &d, buf.len()).await;
+            }
+            post(&shared, session_id.as_deref(), buf).await
+        }
+        "GET" => {
+            let Some(session) = session_id.as_deref().and_then(|id| shared.session(id)) else {
+                return unknown_session(session_id.is_some());
+            };
+            match session.open_stream() {
+                Ok(rx) => event_stream(rx, None),
+                Err(_) => unknown_session(true),
+            }
+        }
+        _ => {
+            // DELETE (the gate allows nothing else).
+            let Some(id) = session_id else {
+                return unknown_session(false);
+            };
+            let removed = shared.sessions().remove(&id);
+            match removed {
+                Some(session) => {
+                    session.close().await;
+                    empty(StatusCode::NO_CONTENT)
+                }
+                None => unknown_session(true),
+            }
+        }
+    }
+}
+
+/// A `POST` whose body passed the gate: one JSON-RPC message.
+async fn post(shared: &Arc<Shared>, session_id: Option<&str>, frame: Vec<u8>) -> Response<Body> {
+    let limits = &shared.cfg.wrap.limits;
+    let map = match bastion_core::json::parse_frame(&frame, limits.max_depth) {
+        Ok(m) => m,
+        Err(rej) => {
+            let code = rej.error.code();
+            record(shared, "POST", "refused", code.as_str(), frame.len()).await;
+            let body = envelope::error_response(
+                rej.id.as_ref().filter(|v| Id::from_value(v).is_some()),
+                envelope::codes::PARSE_ERROR,
+                &format!(
+                    "Parse error: mcp-bastion refused the message ({})",
+                    rej.error
+                ),
+                json!({"reason": code.as_str()}),
+            );
+            return json_response(StatusCode::BAD_REQUEST, body);
+        }
+    };
+    let kind = match envelope::classify(&map) {
+        Ok(k) => k,
+        Err(e) => {
+            let code = bastion_core::finding::Code::InvalidEnvelope;
+            record(shared, "POST", "refused", code.as_str(), frame.len()).await;
+            let body = envelope::error_response(
+                map.get("id").filter(|v| Id::from_value(v).is_some()),
+                envelope::codes::INVALID_REQUEST,
+                &format!("Invalid request: {e}"),
+                json!({"reason": code.as_str()}),
+            );
+            return json_response(StatusCode::BAD_REQUEST, body);
+        }
+    };
+    match (&kind, session_id) {
+        (Kind::Request { method, .. }, Some(_)) if method == "initialize" => jsonrpc_refusal(
+            StatusCode::BAD_REQUEST,
+            map.get("id"),
+            "initialize inside a session: send it without Mcp-Session-Id to start a new session",
+            "session_reinitialize",
+        ),
+        (Kind::Request { id, method }, None) if method == "initialize" => {
+            let Some(session) = start_session(shared) else {
+                return jsonrpc_refusal(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    map.get("id"),
+                    &format!(
+                        "mcp-bastion serves at most {} sessions at once; end one (HTTP DELETE) or try later",
+                        shared.cfg.max_sessions
+                    ),
+                    "too_many_sessions",
+                );
+            };
+            let sid = session.id.clone();
+            let response = request(&session, id.clone(), &frame, map.get("id")).await;
+            with_session_header(response, &sid)
+        }
+        (_, None) => jsonrpc_refusal(
+            StatusCode::BAD_REQUEST,
+            map.get("id"),
+            "no Mcp-Session-Id: start a session with initialize first (the stateless 2026-07-28 era is not served by this listener yet)",
+            "session_required",
+        ),
+        (kind, Some(sid)) => {
+            let Some(session) = shared.session(sid) else {
+                return unknown_session(true);
+            };
+            match kind {
+                Kind::Request { id, .. } => {
+                    request(&session, id.clone(), &frame, map.get("id")).await
+                }
+                _ => match session.send(&frame).await {
+                    Ok(()) => empty(StatusCode::ACCEPTED),
+                    Err(_) => unknown_session(true),
+                },
+            }
+        }
+    }
+}
+
+/// Starts a session unless [`ServeConfig::max_sessions`] are live.
+fn start_session(shared: &Arc<Shared>) -> Option<Arc<Session>> {
+    let mut sessions = shared.sessions();
+    sessions.retain(|_, s| !s.has_ended());
+    if sessions.len() >= shared.cfg.max_sessions {
+        return None;
+    }
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).ok()?;
+    let id = hex::encode(bytes);
+    let session = Session::start(id.clone(), shared.cfg.wrap.clone(), shared.audit.clone());
+    eprintln!(
+        "mcp-bastion[{}]: session {} started",
+        shared.cfg.wrap.name,
+        session::short(&id)
+    );
+    sessions.insert(id, session.clone());
+    Some(session)
+}
+
+/// Hands a request to its session; answers with the `POST`'s event stream.
+async fn request(
+    session: &Arc<Session>,
+    id: Id,
+    frame: &[u8],
+    raw_id: Option<&Value>,
+) -> Response<Body> {
+    match session.request(id, frame).await {
+        Ok(rx) => event_stream(rx, None),
+        Err(SendError::DuplicateId) => jsonrpc_refusal(
+            StatusCode::CONFLICT,
+            raw_id,
+            "Invalid request: this id is already used by a request of this session still waiting for its answer",
+            bastion_core::finding::Code::DuplicateRequestId.as_str(),
+        ),
+        Err(SendError::Ended) => unknown_session(true),
+    }
+}
+
+/// A `text/event-stream` response whose events come from `rx` until it closes.
+fn event_stream(
+    rx: tokio::sync::mpsc::Receiver<session::Event>,
+    session_id: Option<&str>,
+) -> Response<Body> {
+    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv()
+            .await
+            .map(|event| (Ok::<_, std::convert::Infallible>(event), rx))
+    });
+    let mut response = Response::new(Body::from_stream(stream));
+    let h = response.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    match session_id {
+        Some(sid) => with_session_header(response, sid),
+        None => response,
+    }
+}
+
+fn with_session_header(mut response: Response<Body>, sid: &str) -> Response<Body> {
+    if let Ok(v) = HeaderValue::from_str(sid) {
+        response.headers_mut().insert(SESSION_HEADER, v);
+    }
+    response
+}
+
+/// 404 for an unknown or ended session (the host starts a new one), 400 when the header
+/// is missing.
+fn unknown_session(had_header: bool) -> Response<Body> {
+    if had_header {
+        jsonrpc_refusal(
+            StatusCode::NOT_FOUND,
+            None,
+            "unknown or ended session: start a new one with initialize",
+            "session_not_found",
+        )
+    } else {
+        jsonrpc_refusal(
+            StatusCode::BAD_REQUEST,
+            None,
+            "no Mcp-Session-Id: start a session with initialize first",
+            "session_required",
+        )
+    }
+}
+
+/// A JSON-RPC error object as an HTTP answer with `status`.
+fn jsonrpc_refusal(
+    status: StatusCode,
+    raw_id: Option<&Value>,
+    message: &str,
+    reason: &str,
+) -> Response<Body> {
+    let body = envelope::error_response(
+        raw_id.filter(|v| Id::from_value(v).is_some()),
+        envelope::codes::INVALID_REQUEST,
+        message,
+        json!({"reason": reason}),
+    );
+    json_response(status, body)
+}
+
+/// The gate's refusal: its status, `{"error": reason, "message": …}`, `Connection:
+/// close` (the body is not read), `WWW-Authenticate` on 401 (RFC 6750 §3); audited.
+async fn refuse(
+    shared: &Arc<Shared>,
+    method: &str,
+    decision: &HttpDecision,
+    seen: usize,
+) -> Response<Body> {
+    let Some(refusal) = decision.refusal else {
+        return plain(StatusCode::INTERNAL_SERVER_ERROR, "no refusal");
+    };
+    let reason = refusal.reason.as_str();
+    let message = decision
+        .findings
+        .iter()
+        .find(|f| f.code == refusal.reason)
+        .map_or_else(|| reason.to_owned(), |f| f.message.clone());
+    record_findings(shared, method, decision, seen).await;
+    let status = StatusCode::from_u16(refusal.status.code()).unwrap_or(StatusCode::BAD_REQUEST);
+    let body =
+        serde_json::to_vec(&json!({"error": reason, "message": message})).unwrap_or_default();
+    let mut response = json_response(status, body);
+    let h = response.headers_mut();
+    h.insert(header::CONNECTION, HeaderValue::from_static("close"));
+    if status == StatusCode::UNAUTHORIZED {
+        h.insert(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static(r#"Bearer realm="mcp-bastion""#),
+        );
+    }
+    response
+}
+
+async fn record_findings(shared: &Arc<Shared>, method: &str, d: &HttpDecision, seen: usize) {
+    let reason = d.refusal.map(|r| r.reason.as_str()).unwrap_or_default();
+    let mut codes: Vec<String> = d
+        .findings
+        .iter()
+        .map(|f| f.code.as_str().to_owned())
+        .collect();
+    codes.dedup();
+    let event = AuditEvent {
+        direction: "host_to_server".into(),
+        message_kind: Some("http".into()),
+        method: Some(method.to_owned()),
+        verdict: d.verdict().as_str().into(),
+        reason: Some(reason.to_owned()),
+        codes,
+        bytes: i64::try_from(seen).unwrap_or(i64::MAX),
+        ..AuditEvent::default()
+    };
+    shared.audit.record(event).await;
+}
+
+async fn record(shared: &Arc<Shared>, method: &str, kind: &str, reason: &str, bytes: usize) {
+    let event = AuditEvent {
+        direction: "host_to_server".into(),
+        message_kind: Some(kind.to_owned()),
+        method: Some(method.to_owned()),
+        verdict: "block".into(),
+        reason: Some(reason.to_owned()),
+        codes: vec![reason.to_owned()],
+        bytes: i64::try_from(bytes).unwrap_or(i64::MAX),
+        ..AuditEvent::default()
+    };
+    shared.audit.record(event).await;
+}
+
+fn json_response(status: StatusCode, body: Vec<u8>) -> Response<Body> {
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+fn empty(status: StatusCode) -> Response<Body> {
+    let mut response = Response::new(Body::empty());
+    *response.status_mut() = status;
+    response
+}
+
+fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
+    let mut response = Response::new(Body::from(text));
+    *response.status_mut() = status;
+    response
+}

@@ -1,0 +1,320 @@
+//! One host session of the listener (legacy era, `Mcp-Session-Id`): a relay of its own
+//! — the same [`crate::wrap::wrap`] pipeline as stdio, with its own server process,
+//! pending requests, elicitations and approvals — whose host side is an in-memory pipe.
+//!
+//! What the relay writes to the host is routed by JSON-RPC id: the answer to a request
+//! goes to the `POST` that carried it (its event stream ends with the answer); anything
+//! else (server requests, notifications) goes to the session's `GET` stream, else to an
+//! open `POST` stream, else to a backlog of [`BACKLOG`] messages handed to the next `GET`
+//! stream (MCP 2025-11-25 Transports §Streamable HTTP, "Sending Messages to the Server",
+//! "Listening for Messages from the Server").
+
+use crate::audit::AuditSink;
+use crate::wrap::WrapConfig;
+use bastion_core::envelope::Id;
+use serde_json::Value;
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, WriteHalf};
+use tokio::sync::mpsc;
+
+/// Unsolicited messages kept for a `GET` stream that is not open yet; older ones are
+/// dropped beyond it (reported on stderr).
+pub(super) const BACKLOG: usize = 256;
+/// Messages buffered per event stream before a slow reader loses unsolicited ones.
+const STREAM_BUFFER: usize = 64;
+/// Bytes buffered in each direction of the in-memory pipe to the relay (back-pressure
+/// beyond it).
+const PIPE_BYTES: usize = 256 * 1024;
+
+/// One server-sent event (`text/event-stream`, WHATWG HTML §9.2): one JSON-RPC message.
+pub(super) type Event = bytes::Bytes;
+
+#[derive(Default)]
+struct Routes {
+    /// `POST` streams waiting for the answer to their request, by id.
+    waiters: HashMap<Id, mpsc::Sender<Event>>,
+    /// The session's `GET` stream.
+    stream: Option<mpsc::Sender<Event>>,
+    /// Unsolicited messages no stream could take yet.
+    backlog: VecDeque<Event>,
+    /// The relay has ended (server exited, session deleted).
+    ended: bool,
+}
+
+/// A live session.
+pub(super) struct Session {
+    /// The `Mcp-Session-Id` (32 random bytes, hex).
+    pub(super) id: String,
+    name: String,
+    input: tokio::sync::Mutex<Option<WriteHalf<DuplexStream>>>,
+    routes: Mutex<Routes>,
+    last_seen: Mutex<Instant>,
+}
+
+/// Why a frame could not be handed to the session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum SendError {
+    /// The session's relay has ended.
+    Ended,
+    /// Another request with this id is still waiting for its answer.
+    DuplicateId,
+}
+
+impl Session {
+    /// Starts the relay (and so the server) of a new session with id `id`.
+    pub(super) fn start(id: String, cfg: WrapConfig, audit: AuditSink) -> Arc<Self> {
+        let (host_side, relay_side) = tokio::io::duplex(PIPE_BYTES);
+        let (relay_in, relay_out) = tokio::io::split(relay_side);
+        let (from_relay, to_relay) = tokio::io::split(host_side);
+        let session = Arc::new(Self {
+            id,
+            name: cfg.name.clone(),
+            input: tokio::sync::Mutex::new(Some(to_relay)),
+            routes: Mutex::new(Routes::default()),
+            last_seen: Mutex::new(Instant::now()),
+        });
+        let relay = tokio::spawn(crate::wrap::wrap(cfg, relay_in, relay_out, audit));
+        tokio::spawn(route(session.clone(), from_relay, relay));
+        session
+    }
+
+    fn routes(&self) -> MutexGuard<'_, Routes> {
+        self.routes
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn touch(&self) {
+        *self
+            .last_seen
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Instant::now();
+    }
+
+    /// Hands one host request to the relay; the returned receiver yields the events of
+    /// its `POST` stream, the last one being the answer.
+    pub(super) async fn request(
+        &self,
+        id: Id,
+        frame: &[u8],
+    ) -> Result<mpsc::Receiver<Event>, SendError> {
+        let (tx, rx) = mpsc::channel(STREAM_BUFFER);
+        {
+            let mut routes = self.routes();
+            if routes.ended {
+                return Err(SendError::Ended);
+            }
+            if routes.waiters.contains_key(&id) {
+                return Err(SendError::DuplicateId);
+            }
+            routes.waiters.insert(id.clone(), tx);
+        }
+        if let Err(e) = self.send(frame).await {
+            self.routes().waiters.remove(&id);
+            return Err(e);
+        }
+        Ok(rx)
+    }
+
+    /// Hands one host notification or response to the relay.
+    pub(super) async fn send(&self, frame: &[u8]) -> Result<(), SendError> {
+        self.touch();
+        let mut input = self.input.lock().await;
+        let Some(pipe) = input.as_mut() else {
+            return Err(SendError::Ended);
+        };
+        let written = async {
+            pipe.write_all(frame).await?;
+            pipe.write_all(b"\n").await?;
+            pipe.flush().await
+        }
+        .await;
+        written.map_err(|_| SendError::Ended)
+    }
+
+    /// Opens the session's `GET` stream (replacing an earlier one, which ends), first
+    /// with the backlog.
+    pub(super) fn open_stream(&self) -> Result<mpsc::Receiver<Event>, SendError> {
+        self.touch();
+        let (tx, rx) = mpsc::channel(BACKLOG + STREAM_BUFFER);
+        let mut routes = self.routes();
+        if routes.ended {
+            return Err(SendError::Ended);
+        }
+        while let Some(event) = routes.backlog.pop_front() {
+            if tx.try_send(event).is_err() {
+                break;
+            }
+        }
+        routes.stream = Some(tx);
+        Ok(rx)
+    }
+
+    /// Ends the session: the relay sees the host close its side (the server gets
+    /// `notifications/cancelled` for pending requests, then EOF, then the stop sequence).
+    pub(super) async fn close(&self) {
+        if let Some(mut pipe) = self.input.lock().await.take() {
+            let _ = pipe.shutdown().await;
+        }
+    }
+
+    /// `true` once the relay has ended.
+    pub(super) fn has_ended(&self) -> bool {
+        self.routes().ended
+    }
+
+    /// `true` when nothing waits on the session and it was last used `idle` ago or
+    /// earlier.
+    pub(super) fn is_idle(&self, now: Instant, idle: Duration) -> bool {
+        let last = *self
+            .last_seen
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let routes = self.routes();
+        routes.waiters.is_empty()
+            && routes.stream.as_ref().is_none_or(mpsc::Sender::is_closed)
+            && now.duration_since(last) >= idle
+    }
+
+    /// Routes one message the relay wrote for the host.
+    fn deliver(&self, line: &[u8]) {
+        let event = sse_event(line);
+        let mut routes = self.routes();
+        if let Some(id) = answered_id(line) {
+            // The answer ends its `POST` stream; a stream whose client left takes nothing
+            // (the relay audited the answer already).
+            if let Some(tx) = routes.waiters.remove(&id) {
+                drop(routes);
+                tokio::spawn(async move {
+                    let _ = tx.send(event).await;
+                });
+            }
+            return;
+        }
+        if let Some(tx) = &routes.stream
+            && tx.try_send(event.clone()).is_ok()
+        {
+            return;
+        }
+        if routes
+            .waiters
+            .values()
+            .any(|tx| tx.try_send(event.clone()).is_ok())
+        {
+            return;
+        }
+        if routes.backlog.len() >= BACKLOG {
+            routes.backlog.pop_front();
+            eprintln!(
+                "mcp-bastion[{}]: session {}: no event stream open; dropped the oldest unsolicited message ({BACKLOG} kept)",
+                self.name,
+                short(&self.id)
+            );
+        }
+        routes.backlog.push_back(event);
+    }
+}
+
+/// Reads what the relay writes for the host until it ends, then closes every stream.
+async fn route(
+    session: Arc<Session>,
+    from_relay: tokio::io::ReadHalf<DuplexStream>,
+    relay: tokio::task::JoinHandle<Result<i32, crate::GatewayError>>,
+) {
+    let mut reader = BufReader::new(from_relay);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {
+                if line.last() == Some(&b'\n') {
+                    line.pop();
+                }
+                if !line.is_empty() {
+                    session.deliver(&line);
+                }
+            }
+        }
+    }
+    {
+        let mut routes = session.routes();
+        routes.ended = true;
+        routes.waiters.clear();
+        routes.stream = None;
+        routes.backlog.clear();
+    }
+    session.close().await;
+    let how = match relay.await {
+        Ok(Ok(code)) => format!("server exited with code {code}"),
+        Ok(Err(e)) => e.to_string(),
+        Err(e) => format!("relay task failed: {e}"),
+    };
+    eprintln!(
+        "mcp-bastion[{}]: session {} ended ({how})",
+        session.name,
+        short(&session.id)
+    );
+}
+
+/// The id a response answers (`result` or `error`, no `method`); `None` for requests
+/// and notifications.
+fn answered_id(line: &[u8]) -> Option<Id> {
+    let msg: Value = serde_json::from_slice(line).ok()?;
+    let obj = msg.as_object()?;
+    if obj.contains_key("method") || !(obj.contains_key("result") || obj.contains_key("error")) {
+        return None;
+    }
+    Id::from_value(obj.get("id")?)
+}
+
+/// `event: message` with the JSON text as its single `data` line (the relay writes one
+/// message per line, so the text has no line break).
+fn sse_event(line: &[u8]) -> Event {
+    let mut out = Vec::with_capacity(line.len() + 24);
+    out.extend_from_slice(b"event: message\ndata: ");
+    out.extend_from_slice(line);
+    out.extend_from_slice(b"\n\n");
+    out.into()
+}
+
+/// The first 8 characters of a session id, for logs (the id itself is a capability).
+pub(super) fn short(id: &str) -> &str {
+    id.get(..8).unwrap_or(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_are_told_from_requests_and_notifications() {
+        assert_eq!(
+            answered_id(br#"{"jsonrpc":"2.0","id":7,"result":{}}"#),
+            Some(Id::Int(7))
+        );
+        assert_eq!(
+            answered_id(br#"{"jsonrpc":"2.0","id":"a","error":{"code":-1,"message":"x"}}"#),
+            Some(Id::Str("a".into()))
+        );
+        assert_eq!(
+            answered_id(br#"{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{}}"#),
+            None
+        );
+        assert_eq!(
+            answered_id(br#"{"jsonrpc":"2.0","method":"notifications/progress"}"#),
+            None
+        );
+        assert_eq!(answered_id(b"not json"), None);
+    }
+
+    #[test]
+    fn events_are_single_data_lines() {
+        assert_eq!(
+            &sse_event(br#"{"a":1}"#)[..],
+            b"event: message\ndata: {\"a\":1}\n\n"
+        );
+    }
+}

@@ -1,0 +1,384 @@
+//! `mcp-bastion serve` end to end (issue 8 §2): the official Python SDK's Streamable
+//! HTTP client against `@modelcontextprotocol/server-everything` behind the listener, and
+//! the listener's refusals over real HTTP/1.1 (requests written byte for byte, so
+//! duplicate and lying headers can be sent).
+
+use super::{allow_tools_of, bin, everything, json_lines, names, session};
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::Receiver;
+use std::time::Duration;
+
+/// A running `serve`: its URL, token and stderr lines.
+struct Served {
+    child: Child,
+    url: String,
+    addr: String,
+    token: String,
+    err: Receiver<String>,
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Served {
+    /// Starts `serve --name NAME` on an ephemeral loopback port around `server`, with the
+    /// store and config in `dir`; waits for its "serving … at URL" line.
+    fn start(dir: &Path, name: &str, server: &[String]) -> Self {
+        let token_file = dir.join("serve-token");
+        let mut child = Command::new(bin())
+            .args(["serve", "--listen", "127.0.0.1:0", "--name", name])
+            .arg("--token-file")
+            .arg(&token_file)
+            .arg("--")
+            .args(server)
+            .env(
+                "MCP_BASTION_STORE",
+                format!("sqlite://{}", dir.join("bastion.db").display()),
+            )
+            .env("XDG_CONFIG_HOME", dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (tx, err) = std::sync::mpsc::channel();
+        let stderr = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let line = loop {
+            let line = err
+                .recv_timeout(Duration::from_secs(30))
+                .expect("serve printed no `serving` line");
+            if line.contains("serving") {
+                break line;
+            }
+        };
+        let url = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .expect("a URL in the serving line")
+            .to_owned();
+        let addr = url["http://".len()..url.len() - "/mcp".len()].to_owned();
+        let token = std::fs::read_to_string(&token_file)
+            .unwrap()
+            .trim()
+            .to_owned();
+        Self {
+            child,
+            url,
+            addr,
+            token,
+            err,
+        }
+    }
+
+    /// Sends `head` (request line and fields, CRLF-separated, without the final empty
+    /// line) and `body`; returns the status code and the response text.
+    fn raw(&self, head: &str, body: &[u8]) -> (u16, String) {
+        let mut s = TcpStream::connect(&self.addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        s.write_all(head.replace('\n', "\r\n").as_bytes()).unwrap();
+        s.write_all(b"\r\n\r\n").unwrap();
+        // The listener may answer (and close) before reading a refused body.
+        let _ = s.write_all(body);
+        let mut out = Vec::new();
+        let _ = s.read_to_end(&mut out);
+        let text = String::from_utf8_lossy(&out).into_owned();
+        let status = text
+            .split_whitespace()
+            .nth(1)
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(0);
+        (status, text)
+    }
+
+    /// A well-formed POST of `body` with the token, plus `extra` field lines.
+    fn post(&self, body: &str, extra: &str) -> (u16, String) {
+        let head = format!(
+            "POST /mcp HTTP/1.1\nHost: {}\nAuthorization: Bearer {}\nContent-Type: application/json\nAccept: application/json, text/event-stream\nContent-Length: {}\nConnection: close{extra}",
+            self.addr,
+            self.token,
+            body.len()
+        );
+        self.raw(&head, body.as_bytes())
+    }
+
+    fn stop(mut self) -> (Option<i32>, Vec<String>) {
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
+        let code = self.child.wait().unwrap().code();
+        let err =
+            std::iter::from_fn(|| self.err.recv_timeout(Duration::from_millis(500)).ok()).collect();
+        (code, err)
+    }
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+
+#[test]
+fn server_everything_through_serve_matches_direct() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("bastion.db");
+    allow_tools_of(dir.path(), "everything");
+    let served = Served::start(dir.path(), "everything", &everything());
+    let script = json!([
+        {"op": "list_tools"},
+        {"op": "call_tool", "name": "echo", "arguments": {"message": "hello over http"}},
+        {"op": "get_prompt", "name": "simple-prompt", "arguments": {}},
+        {"op": "read_resource", "uri": "demo://resource/static/document/architecture.md"}
+    ]);
+    let direct = session("legacy", &script, &everything(), &store);
+    let through = super::session_with_env(
+        "legacy",
+        &script,
+        std::slice::from_ref(&served.url),
+        &store,
+        &[("MCP_TEST_BEARER", served.token.as_str())],
+    );
+    assert_eq!(direct["protocol_version"], through["protocol_version"]);
+    let (d, t) = (&direct["steps"], &through["steps"]);
+    assert_eq!(names(&d[0], "tools", "name"), names(&t[0], "tools", "name"));
+    assert_eq!(d[1], t[1], "tools/call echo differs");
+    assert_eq!(t[1]["content"][0]["text"], "Echo: hello over http");
+    assert_eq!(d[2], t[2], "prompts/get differs");
+    assert_eq!(d[3], t[3], "resources/read differs");
+    // A second host gets a session (and a server process) of its own.
+    let again = super::session_with_env(
+        "legacy",
+        &json!([
+            {"op": "list_tools"},
+            {"op": "call_tool", "name": "get-sum", "arguments": {"a": 1, "b": 2}}
+        ]),
+        std::slice::from_ref(&served.url),
+        &store,
+        &[("MCP_TEST_BEARER", served.token.as_str())],
+    );
+    assert!(
+        again["steps"][1]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|t| t.contains('3')),
+        "{again}"
+    );
+    // A client that probes the stateless era first (`server/discover` without a
+    // session, refused) falls back to a session.
+    let auto = super::session_with_env(
+        "auto",
+        &json!([{"op": "list_tools"}]),
+        std::slice::from_ref(&served.url),
+        &store,
+        &[("MCP_TEST_BEARER", served.token.as_str())],
+    );
+    assert_eq!(auto["protocol_version"], "2025-11-25", "{auto}");
+    assert_eq!(
+        names(&auto["steps"][0], "tools", "name"),
+        names(&d[0], "tools", "name")
+    );
+    let (code, err) = served.stop();
+    assert_eq!(code, Some(0), "{err:?}");
+    let started = err.iter().filter(|l| l.contains("started")).count();
+    assert!(started >= 3, "one session per host: {err:?}");
+    let events = json_lines(
+        &[
+            "--json",
+            "audit",
+            "--server",
+            "everything",
+            "--limit",
+            "1000",
+        ],
+        &store,
+    );
+    assert!(events.iter().any(|e| e["method"] == "tools/call"
+        && e["tool"] == "echo"
+        && e["direction"] == "server_to_host"));
+    let raw = serde_json::to_string(&events).unwrap();
+    assert!(!raw.contains("hello over http"), "argument values leaked");
+}
+
+#[test]
+fn the_listener_refuses_rebinding_csrf_missing_tokens_and_oversized_bodies() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("bastion.db");
+    allow_tools_of(dir.path(), "everything");
+    let served = Served::start(dir.path(), "everything", &everything());
+    let addr = served.addr.clone();
+    let token = served.token.clone();
+    let expect = |(status, text): (u16, String), want: u16, reason: &str| {
+        assert_eq!(status, want, "{text}");
+        assert!(text.contains(reason), "{reason}: {text}");
+    };
+    // DNS rebinding: a page whose name now points at 127.0.0.1 sends its own Host.
+    expect(
+        served.raw(
+            &format!("POST /mcp HTTP/1.1\nHost: attacker.example:{}\nAuthorization: Bearer {token}\nContent-Type: application/json\nAccept: application/json, text/event-stream\nContent-Length: {}", addr.rsplit(':').next().unwrap(), INIT.len()),
+            INIT.as_bytes(),
+        ),
+        403,
+        "http_host_not_allowed",
+    );
+    expect(
+        served.post(INIT, "\nOrigin: http://attacker.example"),
+        403,
+        "http_origin_not_allowed",
+    );
+    // CSRF-shaped: a form post (text/plain, no preflight) from a foreign page.
+    expect(
+        served.raw(
+            &format!("POST /mcp HTTP/1.1\nHost: {addr}\nOrigin: https://attacker.example\nContent-Type: text/plain\nContent-Length: {}", INIT.len()),
+            INIT.as_bytes(),
+        ),
+        403,
+        "http_origin_not_allowed",
+    );
+    // No token, a wrong token.
+    let (status, text) = served.raw(
+        &format!("POST /mcp HTTP/1.1\nHost: {addr}\nContent-Type: application/json\nAccept: application/json, text/event-stream\nContent-Length: {}", INIT.len()),
+        INIT.as_bytes(),
+    );
+    assert_eq!(status, 401, "{text}");
+    assert!(
+        text.to_ascii_lowercase()
+            .contains("www-authenticate: bearer"),
+        "{text}"
+    );
+    expect(
+        served.raw(
+            &format!("POST /mcp HTTP/1.1\nHost: {addr}\nAuthorization: Bearer {}\nContent-Type: application/json\nAccept: application/json, text/event-stream\nContent-Length: {}", "0".repeat(64), INIT.len()),
+            INIT.as_bytes(),
+        ),
+        401,
+        "http_unauthorized",
+    );
+    // Declared too large: answered from the head alone (no body is sent at all).
+    expect(
+        served.raw(
+            &format!("POST /mcp HTTP/1.1\nHost: {addr}\nAuthorization: Bearer {token}\nContent-Type: application/json\nAccept: application/json, text/event-stream\nContent-Length: 104857600"),
+            b"",
+        ),
+        413,
+        "http_body_too_large",
+    );
+    // A chunked body that grows past the cap (1 MiB) is cut off while reading.
+    let chunk = format!("{:x}\r\n{}\r\n", 256 * 1024, "x".repeat(256 * 1024));
+    expect(
+        served.raw(
+            &format!("POST /mcp HTTP/1.1\nHost: {addr}\nAuthorization: Bearer {token}\nContent-Type: application/json\nAccept: application/json, text/event-stream\nTransfer-Encoding: chunked"),
+            chunk.repeat(6).as_bytes(),
+        ),
+        413,
+        "http_body_too_large",
+    );
+    // Two Host fields (routing confusion) and another path.
+    expect(
+        served.post(INIT, &format!("\nHost: {addr}")),
+        400,
+        "http_duplicate_header",
+    );
+    expect(
+        served.raw(
+            &format!("GET /admin HTTP/1.1\nHost: {addr}\nAuthorization: Bearer {token}"),
+            b"",
+        ),
+        404,
+        "http_not_found",
+    );
+    // Sessions: none without initialize, 404 for an unknown one, a real one works.
+    expect(
+        served.post(r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#, ""),
+        400,
+        "session_required",
+    );
+    expect(
+        served.post(
+            r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+            "\nMcp-Session-Id: 0123456789abcdef",
+        ),
+        404,
+        "session_not_found",
+    );
+    let (status, text) = served.post(INIT, "");
+    assert_eq!(status, 200, "{text}");
+    let sid = text
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("mcp-session-id: ")
+                .map(str::to_owned)
+        })
+        .expect("a session id");
+    assert!(text.contains("\"serverInfo\""), "{text}");
+    // A strict-parse refusal inside the session: duplicate member names.
+    expect(
+        served.post(
+            r#"{"jsonrpc":"2.0","id":3,"id":4,"method":"ping"}"#,
+            &format!("\nMcp-Session-Id: {sid}"),
+        ),
+        400,
+        "duplicate_key",
+    );
+    let (status, text) = served.post(
+        r#"{"jsonrpc":"2.0","id":5,"method":"ping"}"#,
+        &format!("\nMcp-Session-Id: {sid}"),
+    );
+    assert_eq!(status, 200, "{text}");
+    let answer: Value = text
+        .lines()
+        .find_map(|l| l.strip_prefix("data: "))
+        .and_then(|d| serde_json::from_str(d).ok())
+        .unwrap_or_else(|| panic!("no event in {text}"));
+    assert_eq!(answer, json!({"jsonrpc": "2.0", "id": 5, "result": {}}));
+    // DELETE ends it.
+    let (status, _) = served.raw(
+        &format!("DELETE /mcp HTTP/1.1\nHost: {addr}\nAuthorization: Bearer {token}\nMcp-Session-Id: {sid}\nConnection: close"),
+        b"",
+    );
+    assert_eq!(status, 204);
+    expect(
+        served.post(
+            r#"{"jsonrpc":"2.0","id":6,"method":"ping"}"#,
+            &format!("\nMcp-Session-Id: {sid}"),
+        ),
+        404,
+        "session_not_found",
+    );
+    let (code, err) = served.stop();
+    assert_eq!(code, Some(0), "{err:?}");
+    // Every refusal is in the audit log, without header values.
+    let events: Vec<Value> = json_lines(&["--json", "audit", "--limit", "1000"], &store);
+    let http: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["message_kind"] == "http")
+        .collect();
+    for reason in [
+        "http_host_not_allowed",
+        "http_origin_not_allowed",
+        "http_unauthorized",
+        "http_body_too_large",
+        "http_duplicate_header",
+        "http_not_found",
+    ] {
+        assert!(
+            http.iter().any(|e| e["reason"] == reason),
+            "{reason} not audited"
+        );
+    }
+    let raw = serde_json::to_string(&events).unwrap();
+    assert!(
+        !raw.contains(&token) && !raw.contains("attacker.example"),
+        "header values leaked"
+    );
+}
