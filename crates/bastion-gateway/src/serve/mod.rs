@@ -20,8 +20,14 @@
 //! [`ServeConfig::idle_timeout`] are ended; beyond [`ServeConfig::max_sessions`] a new
 //! `initialize` gets 503.
 //!
-//! Not served yet: the stateless 2026-07-28 era without sessions (a `POST` without
-//! `Mcp-Session-Id` other than `initialize` is 400) and an HTTP upstream (`--upstream`).
+//! Stateless 2026-07-28 era: a request `POST` without `Mcp-Session-Id` that is
+//! `server/discover` or names 2026-07-28 in `params._meta` goes to one relay (one server
+//! process) shared by every host: the listener renumbers its id (`bastion-N`, unique
+//! across hosts) and gives the answer the host's id back; messages of that relay that
+//! answer no request are dropped, never routed to another host. Any other `POST` without
+//! a session is 400 (`session_required`).
+//!
+//! Not served yet: an HTTP upstream (`--upstream`).
 //! The server command comes from the command line only; nothing in a request starts a
 //! process.
 
@@ -77,6 +83,11 @@ struct Shared {
     cfg: ServeConfig,
     audit: AuditSink,
     sessions: Mutex<HashMap<String, Arc<Session>>>,
+    /// The relay of the stateless 2026-07-28 era, shared by every host (started on its
+    /// first request, restarted when its server exited).
+    stateless: Mutex<Option<Arc<Session>>>,
+    /// Ids the listener gives stateless requests (`bastion-N`), unique across hosts.
+    next_id: std::sync::atomic::AtomicU64,
 }
 
 impl Shared {
@@ -84,6 +95,33 @@ impl Shared {
         self.sessions
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The shared stateless relay, started when absent or ended.
+    fn stateless_relay(&self) -> Arc<Session> {
+        let mut slot = self
+            .stateless
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match slot.as_ref() {
+            Some(s) if !s.has_ended() => s.clone(),
+            _ => {
+                let s = Session::start_shared(self.cfg.wrap.clone(), self.audit.clone());
+                eprintln!(
+                    "mcp-bastion[{}]: stateless relay started",
+                    self.cfg.wrap.name
+                );
+                *slot = Some(s.clone());
+                s
+            }
+        }
+    }
+
+    fn stateless_relay_take(&self) -> Option<Arc<Session>> {
+        self.stateless
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
     }
 
     /// The live session `id`, if any (an ended one is forgotten).
@@ -114,6 +152,8 @@ pub async fn serve(
         cfg,
         audit,
         sessions: Mutex::new(HashMap::new()),
+        stateless: Mutex::new(None),
+        next_id: std::sync::atomic::AtomicU64::new(1),
     });
     let reaper = tokio::spawn(reap_idle(shared.clone()));
     let app = axum::Router::new()
@@ -123,7 +163,8 @@ pub async fn serve(
         .with_graceful_shutdown(crate::wrap::shutdown_signal())
         .await;
     reaper.abort();
-    let sessions: Vec<Arc<Session>> = shared.sessions().drain().map(|(_, s)| s).collect();
+    let mut sessions: Vec<Arc<Session>> = shared.sessions().drain().map(|(_, s)| s).collect();
+    sessions.extend(shared.stateless_relay_take());
     for s in &sessions {
         s.close().await;
     }
@@ -305,10 +346,18 @@ async fn post(shared: &Arc<Shared>, session_id: Option<&str>, frame: Vec<u8>) ->
             let response = request(&session, id.clone(), &frame, map.get("id")).await;
             with_session_header(response, &sid)
         }
+        (Kind::Request { method, .. }, None)
+            if matches!(
+                bastion_core::era::from_host_request(method, map.get("params")),
+                Some((bastion_core::era::Era::Stateless, _))
+            ) =>
+        {
+            stateless(shared, map).await
+        }
         (_, None) => jsonrpc_refusal(
             StatusCode::BAD_REQUEST,
             map.get("id"),
-            "no Mcp-Session-Id: start a session with initialize first (the stateless 2026-07-28 era is not served by this listener yet)",
+            "no Mcp-Session-Id: start a session with initialize first, or send a stateless 2026-07-28 request (`server/discover`, or `_meta` naming the protocol version)",
             "session_required",
         ),
         (kind, Some(sid)) => {
@@ -325,6 +374,39 @@ async fn post(shared: &Arc<Shared>, session_id: Option<&str>, frame: Vec<u8>) ->
                 },
             }
         }
+    }
+}
+
+/// A stateless 2026-07-28 request (no session): renumbered (`bastion-N`, so hosts'
+/// ids never collide in the shared relay), relayed, answered with the host's id back.
+async fn stateless(
+    shared: &Arc<Shared>,
+    mut map: serde_json::Map<String, Value>,
+) -> Response<Body> {
+    let original = map.get("id").cloned();
+    let n = shared
+        .next_id
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let id = format!("bastion-{n}");
+    map.insert("id".into(), Value::String(id.clone()));
+    let Ok(frame) = serde_json::to_vec(&map) else {
+        return plain(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "cannot renumber the request",
+        );
+    };
+    let relay = shared.stateless_relay();
+    match relay
+        .request_as(Id::Str(id), &frame, original.clone())
+        .await
+    {
+        Ok(rx) => event_stream(rx, None),
+        Err(_) => jsonrpc_refusal(
+            StatusCode::SERVICE_UNAVAILABLE,
+            original.as_ref(),
+            "the server is not running; retry",
+            "upstream_exited",
+        ),
     }
 }
 

@@ -31,10 +31,18 @@ const PIPE_BYTES: usize = 256 * 1024;
 /// One server-sent event (`text/event-stream`, WHATWG HTML §9.2): one JSON-RPC message.
 pub(super) type Event = bytes::Bytes;
 
+/// A `POST` stream waiting for the answer to its request.
+struct Waiter {
+    tx: mpsc::Sender<Event>,
+    /// The host's own id when the listener renumbered the request (the shared stateless
+    /// relay): the answer gets it back.
+    original: Option<Value>,
+}
+
 #[derive(Default)]
 struct Routes {
     /// `POST` streams waiting for the answer to their request, by id.
-    waiters: HashMap<Id, mpsc::Sender<Event>>,
+    waiters: HashMap<Id, Waiter>,
     /// The session's `GET` stream.
     stream: Option<mpsc::Sender<Event>>,
     /// Unsolicited messages no stream could take yet.
@@ -45,8 +53,12 @@ struct Routes {
 
 /// A live session.
 pub(super) struct Session {
-    /// The `Mcp-Session-Id` (32 random bytes, hex).
+    /// The `Mcp-Session-Id` (32 random bytes, hex), or `stateless` for the shared relay of
+    /// the 2026-07-28 era.
     pub(super) id: String,
+    /// Shared by many hosts (the stateless relay): messages that answer no request are
+    /// dropped instead of routed, since they could reach another host.
+    shared: bool,
     name: String,
     input: tokio::sync::Mutex<Option<WriteHalf<DuplexStream>>>,
     routes: Mutex<Routes>,
@@ -65,11 +77,22 @@ pub(super) enum SendError {
 impl Session {
     /// Starts the relay (and so the server) of a new session with id `id`.
     pub(super) fn start(id: String, cfg: WrapConfig, audit: AuditSink) -> Arc<Self> {
+        Self::start_with(id, false, cfg, audit)
+    }
+
+    /// Starts the relay the stateless 2026-07-28 requests of every host share (requests
+    /// renumbered by [`Session::request_as`]; unsolicited messages dropped).
+    pub(super) fn start_shared(cfg: WrapConfig, audit: AuditSink) -> Arc<Self> {
+        Self::start_with("stateless".into(), true, cfg, audit)
+    }
+
+    fn start_with(id: String, shared: bool, cfg: WrapConfig, audit: AuditSink) -> Arc<Self> {
         let (host_side, relay_side) = tokio::io::duplex(PIPE_BYTES);
         let (relay_in, relay_out) = tokio::io::split(relay_side);
         let (from_relay, to_relay) = tokio::io::split(host_side);
         let session = Arc::new(Self {
             id,
+            shared,
             name: cfg.name.clone(),
             input: tokio::sync::Mutex::new(Some(to_relay)),
             routes: Mutex::new(Routes::default()),
@@ -100,6 +123,17 @@ impl Session {
         id: Id,
         frame: &[u8],
     ) -> Result<mpsc::Receiver<Event>, SendError> {
+        self.request_as(id, frame, None).await
+    }
+
+    /// [`Session::request`] for a frame whose id the listener replaced with `id`; the
+    /// answer gets `original` back.
+    pub(super) async fn request_as(
+        &self,
+        id: Id,
+        frame: &[u8],
+        original: Option<Value>,
+    ) -> Result<mpsc::Receiver<Event>, SendError> {
         let (tx, rx) = mpsc::channel(STREAM_BUFFER);
         {
             let mut routes = self.routes();
@@ -109,7 +143,7 @@ impl Session {
             if routes.waiters.contains_key(&id) {
                 return Err(SendError::DuplicateId);
             }
-            routes.waiters.insert(id.clone(), tx);
+            routes.waiters.insert(id.clone(), Waiter { tx, original });
         }
         if let Err(e) = self.send(frame).await {
             self.routes().waiters.remove(&id);
@@ -180,19 +214,31 @@ impl Session {
 
     /// Routes one message the relay wrote for the host.
     fn deliver(&self, line: &[u8]) {
-        let event = sse_event(line);
         let mut routes = self.routes();
         if let Some(id) = answered_id(line) {
             // The answer ends its `POST` stream; a stream whose client left takes nothing
             // (the relay audited the answer already).
-            if let Some(tx) = routes.waiters.remove(&id) {
+            if let Some(waiter) = routes.waiters.remove(&id) {
                 drop(routes);
+                let event = match waiter.original {
+                    Some(original) => sse_event(&with_id(line, original)),
+                    None => sse_event(line),
+                };
                 tokio::spawn(async move {
-                    let _ = tx.send(event).await;
+                    let _ = waiter.tx.send(event).await;
                 });
             }
             return;
         }
+        if self.shared {
+            eprintln!(
+                "mcp-bastion[{}]: dropped a message of the stateless relay that answers no request ({} bytes)",
+                self.name,
+                line.len()
+            );
+            return;
+        }
+        let event = sse_event(line);
         if let Some(tx) = &routes.stream
             && tx.try_send(event.clone()).is_ok()
         {
@@ -201,7 +247,7 @@ impl Session {
         if routes
             .waiters
             .values()
-            .any(|tx| tx.try_send(event.clone()).is_ok())
+            .any(|w| w.tx.try_send(event.clone()).is_ok())
         {
             return;
         }
@@ -270,6 +316,17 @@ fn answered_id(line: &[u8]) -> Option<Id> {
     Id::from_value(obj.get("id")?)
 }
 
+/// `line` (a JSON-RPC answer the relay wrote) with its `id` replaced by `original`.
+fn with_id(line: &[u8], original: Value) -> Vec<u8> {
+    match serde_json::from_slice::<Value>(line) {
+        Ok(Value::Object(mut map)) => {
+            map.insert("id".into(), original);
+            serde_json::to_vec(&map).unwrap_or_else(|_| line.to_vec())
+        }
+        _ => line.to_vec(),
+    }
+}
+
 /// `event: message` with the JSON text as its single `data` line (the relay writes one
 /// message per line, so the text has no line break).
 fn sse_event(line: &[u8]) -> Event {
@@ -308,6 +365,16 @@ mod tests {
             None
         );
         assert_eq!(answered_id(b"not json"), None);
+    }
+
+    #[test]
+    fn renumbered_answers_get_the_hosts_id_back() {
+        let line = br#"{"jsonrpc":"2.0","id":"bastion-7","result":{"x":1}}"#;
+        let back: Value = serde_json::from_slice(&with_id(line, serde_json::json!(1))).unwrap();
+        assert_eq!(
+            back,
+            serde_json::json!({"jsonrpc":"2.0","id":1,"result":{"x":1}})
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! the listener's refusals over real HTTP/1.1 (requests written byte for byte, so
 //! duplicate and lying headers can be sent).
 
-use super::{allow_tools_of, bin, everything, json_lines, names, session};
+use super::{allow_tools_of, bin, everything, json_lines, names, py_server, session};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -173,8 +173,9 @@ fn server_everything_through_serve_matches_direct() {
             .is_some_and(|t| t.contains('3')),
         "{again}"
     );
-    // A client that probes the stateless era first (`server/discover` without a
-    // session, refused) falls back to a session.
+    // A client probing the stateless era first: the probe reaches the shared stateless
+    // relay, this server (legacy only over stdio) refuses it, the client falls back to a
+    // session.
     let auto = super::session_with_env(
         "auto",
         &json!([{"op": "list_tools"}]),
@@ -380,5 +381,65 @@ fn the_listener_refuses_rebinding_csrf_missing_tokens_and_oversized_bodies() {
     assert!(
         !raw.contains(&token) && !raw.contains("attacker.example"),
         "header values leaked"
+    );
+}
+
+#[test]
+fn stateless_era_through_serve_matches_direct() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("bastion.db");
+    allow_tools_of(dir.path(), "py");
+    let served = Served::start(dir.path(), "py", &py_server());
+    let script = json!([
+        {"op": "list_tools"},
+        {"op": "call_tool", "name": "add", "arguments": {"a": 2, "b": 3}},
+        {"op": "read_resource", "uri": "memo://greeting"},
+        {"op": "get_prompt", "name": "review", "arguments": {"code": "x = 1"}}
+    ]);
+    let direct = session("auto", &script, &py_server(), &store);
+    assert_eq!(direct["protocol_version"], "2026-07-28");
+    // Two hosts at once, both numbering their requests from 1: the listener renumbers
+    // them in the shared relay and gives each answer its host's id back.
+    let hosts: Vec<_> = (0..2)
+        .map(|_| {
+            let (url, token, store, script) = (
+                served.url.clone(),
+                served.token.clone(),
+                store.clone(),
+                script.clone(),
+            );
+            std::thread::spawn(move || {
+                super::session_with_env(
+                    "auto",
+                    &script,
+                    std::slice::from_ref(&url),
+                    &store,
+                    &[("MCP_TEST_BEARER", token.as_str())],
+                )
+            })
+        })
+        .collect();
+    for host in hosts {
+        let through = host.join().unwrap();
+        assert_eq!(through["protocol_version"], "2026-07-28", "{through}");
+        let (d, t) = (&direct["steps"], &through["steps"]);
+        assert_eq!(names(&d[0], "tools", "name"), names(&t[0], "tools", "name"));
+        assert_eq!(d[1], t[1]);
+        assert_eq!(t[1]["structuredContent"]["result"], 5);
+        assert_eq!(d[3], t[3]);
+        // The same inspection as `wrap`: the colour codes are gone.
+        assert_eq!(t[2]["contents"][0]["text"], "hello red world");
+    }
+    let (code, err) = served.stop();
+    assert_eq!(code, Some(0), "{err:?}");
+    let relays = err
+        .iter()
+        .filter(|l| l.contains("stateless relay started"))
+        .count();
+    assert_eq!(relays, 1, "one shared relay: {err:?}");
+    assert!(
+        !err.iter()
+            .any(|l| l.contains("session") && l.contains("started")),
+        "no sessions in the stateless era: {err:?}"
     );
 }
