@@ -1,6 +1,59 @@
-//! Integration tests of the store on real `SQLite` files.
+//! Integration tests of the store on real `SQLite` files and, with
+//! `BASTION_TEST_POSTGRES`, on real `PostgreSQL` databases (see `support/testdb.rs` for
+//! when those are skipped or fail).
+//!
+//! The store API tests are written once, taking the store URL, and run on both backends
+//! by [`on_both_backends!`]: `sqlite::NAME` and `postgres::NAME`.
+
+mod support {
+    pub mod testdb;
+}
 
 use bastion_store::{AuditEvent, AuditQuery, Store, StoreError};
+use support::testdb;
+
+/// For each named `async fn NAME(url: &str)`, one test per backend, on a fresh database.
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test]
+                async fn $name() {
+                    let db = super::testdb::sqlite();
+                    super::$name(&db.url).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    let Some(db) = super::testdb::postgres().await else {
+                        return;
+                    };
+                    super::$name(&db.url).await;
+                    db.remove().await;
+                }
+            )*
+        }
+    };
+}
+
+on_both_backends!(
+    audit_round_trip_survives_reopen,
+    audit_events_carry_their_instance,
+    pins_approve_revoke_and_version,
+    grants_are_bound_to_the_pin_hash_and_survive_reopen,
+    consent_is_read_back_unique_and_consumed_once,
+    contracts_accepted_versions_and_activations,
+    two_handles_race_for_one_consent_and_exactly_one_wins,
+    a_pin_approved_through_one_handle_is_seen_by_the_other,
+);
+
+/// Every audit event (the newest 100), oldest first.
+async fn all_events(store: &Store) -> Vec<AuditEvent> {
+    store.audit_events(&AuditQuery::default()).await.unwrap()
+}
 
 fn event(server: &str, time_ms: i64, verdict: &str) -> AuditEvent {
     AuditEvent {
@@ -21,12 +74,8 @@ fn event(server: &str, time_ms: i64, verdict: &str) -> AuditEvent {
     }
 }
 
-#[tokio::test]
-async fn audit_round_trip_on_a_real_file_survives_reopen() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("nested/dir/bastion.db");
-    let url = format!("sqlite://{}", path.display());
-    let store = Store::open(&url).await.unwrap();
+async fn audit_round_trip_survives_reopen(url: &str) {
+    let store = Store::open(url).await.unwrap();
     store
         .record_audit(&event("a", 1000, "sanitize"))
         .await
@@ -37,17 +86,7 @@ async fn audit_round_trip_on_a_real_file_survives_reopen() {
         .unwrap();
     store.close().await;
 
-    assert!(path.is_file());
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        assert_eq!(
-            std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
-            0o600
-        );
-    }
-
-    let store = Store::open(&url).await.unwrap();
+    let store = Store::open(url).await.unwrap();
     let all = store.audit_events(&AuditQuery::default()).await.unwrap();
     assert_eq!(all.len(), 3);
     assert_eq!(
@@ -87,6 +126,48 @@ async fn audit_round_trip_on_a_real_file_survives_reopen() {
         .await
         .unwrap();
     assert_eq!(newest[0].time_ms, 3000);
+}
+
+#[tokio::test]
+async fn sqlite_files_are_owner_only_and_survive_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nested/dir/bastion.db");
+    let url = format!("sqlite://{}", path.display());
+    let store = Store::open(&url).await.unwrap();
+    store.record_audit(&event("a", 1, "allow")).await.unwrap();
+    store.close().await;
+    assert!(path.is_file());
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
+    let store = Store::open(&url).await.unwrap();
+    assert_eq!(all_events(&store).await.len(), 1);
+    assert!(!store.is_postgres());
+}
+
+async fn audit_events_carry_their_instance(url: &str) {
+    let store = Store::open(url).await.unwrap();
+    let mut one = event("a", 1, "allow");
+    one.instance = Some("host-1-aa".into());
+    let mut two = event("a", 2, "block");
+    two.instance = Some("host-2-bb".into());
+    let legacy = event("a", 3, "flag");
+    store.record_audit_batch(&[one, two, legacy]).await.unwrap();
+    let all = store.audit_events(&AuditQuery::default()).await.unwrap();
+    assert_eq!(
+        all.iter()
+            .map(|e| e.instance.as_deref())
+            .collect::<Vec<_>>(),
+        [Some("host-1-aa"), Some("host-2-bb"), None]
+    );
+    // The JSON shape `audit --json` prints carries it.
+    let json = serde_json::to_value(&all[0]).unwrap();
+    assert_eq!(json["instance"], "host-1-aa");
+    store.close().await;
 }
 
 #[tokio::test]
@@ -160,14 +241,7 @@ async fn reading_commands_do_not_create_a_store() {
 async fn memory_store_for_tests() {
     let store = Store::open("sqlite::memory:").await.unwrap();
     store.record_audit(&event("m", 5, "flag")).await.unwrap();
-    assert_eq!(
-        store
-            .audit_events(&AuditQuery::default())
-            .await
-            .unwrap()
-            .len(),
-        1
-    );
+    assert_eq!(all_events(&store).await.len(), 1);
 }
 
 fn pin(identity: &str, key: &str, state: bastion_store::PinState) -> bastion_store::PinRecord {
@@ -188,13 +262,9 @@ fn pin(identity: &str, key: &str, state: bastion_store::PinState) -> bastion_sto
     }
 }
 
-#[tokio::test]
-async fn pins_approve_revoke_and_version() {
+async fn pins_approve_revoke_and_version(url: &str) {
     use bastion_store::{PinFilter, PinState, ServerRecord};
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path().join("p.db").to_str().unwrap())
-        .await
-        .unwrap();
+    let store = Store::open(url).await.unwrap();
     let server = ServerRecord {
         identity: "fs:abc".into(),
         name: "fs".into(),
@@ -265,12 +335,9 @@ async fn pins_approve_revoke_and_version() {
     assert!(store.approve_pin(9999, 11).await.unwrap().is_none());
 }
 
-#[tokio::test]
-async fn grants_are_bound_to_the_pin_hash_and_survive_reopen() {
+async fn grants_are_bound_to_the_pin_hash_and_survive_reopen(url: &str) {
     use bastion_store::{ApprovalDecision, Grant, GrantFilter};
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("g.db");
-    let store = Store::open(path.to_str().unwrap()).await.unwrap();
+    let store = Store::open(url).await.unwrap();
     let grant = Grant {
         id: 0,
         server_identity: "fs:abc".into(),
@@ -329,7 +396,7 @@ async fn grants_are_bound_to_the_pin_hash_and_survive_reopen() {
         .unwrap();
     store.close().await;
 
-    let store = Store::open(path.to_str().unwrap()).await.unwrap();
+    let store = Store::open(url).await.unwrap();
     let listed = store.grants(&GrantFilter::default()).await.unwrap();
     assert_eq!(listed.len(), 1);
     let revoked = store.revoke_grant(listed[0].id, 20).await.unwrap().unwrap();
@@ -375,15 +442,9 @@ async fn grants_are_bound_to_the_pin_hash_and_survive_reopen() {
     assert!(store.decisions(Some("other"), 10).await.unwrap().is_empty());
 }
 
-#[tokio::test]
-async fn consent_is_read_back_unique_and_consumed_once() {
-    use bastion_store::{ConsentRecord, FlowRecord};
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path().join("c.db").to_str().unwrap())
-        .await
-        .unwrap();
-    let consent = ConsentRecord {
-        consent_id: "c0ffee".into(),
+fn consent(id: &str) -> bastion_store::ConsentRecord {
+    bastion_store::ConsentRecord {
+        consent_id: id.into(),
         server_identity: "pay:abc".into(),
         server_name: "pay".into(),
         session: "s1".into(),
@@ -396,8 +457,14 @@ async fn consent_is_read_back_unique_and_consumed_once() {
         reason: None,
         created_ms: 5,
         decided_ms: 9,
-        ..ConsentRecord::default()
-    };
+        ..bastion_store::ConsentRecord::default()
+    }
+}
+
+async fn consent_is_read_back_unique_and_consumed_once(url: &str) {
+    use bastion_store::{ConsentRecord, FlowRecord};
+    let store = Store::open(url).await.unwrap();
+    let consent = consent("c0ffee");
     let stored = store.record_consent(&consent).await.unwrap();
     assert!(stored.decision_id > 0);
     assert_eq!(
@@ -446,4 +513,141 @@ async fn consent_is_read_back_unique_and_consumed_once() {
     let flows = store.flows_with_id("pay", "e-1").await.unwrap();
     assert_eq!(flows, vec![flow]);
     assert!(store.flows_with_id("pay", "e-2").await.unwrap().is_empty());
+}
+
+async fn contracts_accepted_versions_and_activations(url: &str) {
+    use bastion_store::{AcceptedContract, ContractActivation};
+    let accepted = |version: i64, hash: &str| AcceptedContract {
+        server_id: "io.example/notes".into(),
+        contract_version: version,
+        manifest_sha256: hash.into(),
+        key_id: "0123456789abcdef".into(),
+        accepted_ms: 1,
+    };
+    let store = Store::open(url).await.unwrap();
+    let none = store
+        .latest_accepted_contract("io.example/notes")
+        .await
+        .unwrap();
+    assert!(none.is_none());
+    store
+        .record_accepted_contract(&accepted(3, "aa"))
+        .await
+        .unwrap();
+    store
+        .record_accepted_contract(&accepted(5, "bb"))
+        .await
+        .unwrap();
+    // Same version, other content: the first row stays in force.
+    let again = store
+        .record_accepted_contract(&accepted(5, "cc"))
+        .await
+        .unwrap();
+    assert_eq!(again.manifest_sha256, "bb");
+    let latest = store
+        .latest_accepted_contract("io.example/notes")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(latest.contract_version, 5);
+    assert!(
+        store
+            .latest_accepted_contract("other")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let act = |hash: &str| ContractActivation {
+        id: 0,
+        server_id: "io.example/notes".into(),
+        contract_version: 5,
+        manifest_sha256: hash.into(),
+        approver_key_ids: vec!["k1".into(), "k2".into()],
+        approval_ids: vec!["a1".into(), "a2".into()],
+        activated_ms: 2,
+    };
+    let first = store.record_contract_activation(&act("bb")).await.unwrap();
+    let second = store.record_contract_activation(&act("bb2")).await.unwrap();
+    assert!(first.id > 0 && second.id > first.id);
+    let active = store
+        .active_contract("io.example/notes")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(active, second);
+    store.close().await;
+}
+
+/// Issue 8 item 5: a consent id raced by 20 concurrent attempts through two handles on
+/// one database (two gateway instances) is consumed exactly once.
+async fn two_handles_race_for_one_consent_and_exactly_one_wins(url: &str) {
+    let a = Store::open(url).await.unwrap();
+    let b = Store::open(url).await.unwrap();
+    for round in 0..3 {
+        let id = format!("race-{round}");
+        a.record_consent(&consent(&id)).await.unwrap();
+        let attempts = (0..20).map(|i| {
+            let store = if i % 2 == 0 { a.clone() } else { b.clone() };
+            let id = id.clone();
+            tokio::spawn(async move { store.consume_consent(&id, "navigate", i).await })
+        });
+        let mut won = 0;
+        for attempt in attempts.collect::<Vec<_>>() {
+            if attempt.await.unwrap().unwrap() {
+                won += 1;
+            }
+        }
+        assert_eq!(won, 1, "round {round}: consumed {won} times");
+    }
+    a.close().await;
+    b.close().await;
+}
+
+/// A pin approved through one handle (`mcp-bastion pins approve`, or another gateway)
+/// is what the other handle reads next, with a bumped `pins_version`.
+async fn a_pin_approved_through_one_handle_is_seen_by_the_other(url: &str) {
+    use bastion_store::{PinFilter, PinState};
+    let a = Store::open(url).await.unwrap();
+    let b = Store::open(url).await.unwrap();
+    let mut pending = pin("fs:abc", "write", PinState::Pending);
+    pending.pending_hash = Some("c".repeat(64));
+    a.put_pin(&pending).await.unwrap();
+    let v0 = b.pins_version().await.unwrap();
+    let id = b.pins(&PinFilter::default()).await.unwrap()[0].id;
+    // Approvals racing on one pin: each returns the row it approved, all the same.
+    let racers: Vec<_> = (0..6)
+        .map(|i| {
+            let store = if i % 2 == 0 { a.clone() } else { b.clone() };
+            tokio::spawn(async move { store.approve_pin(id, 100 + i).await })
+        })
+        .collect();
+    for r in racers {
+        let row = r.await.unwrap().unwrap().unwrap();
+        assert_eq!(row.state, PinState::Approved);
+        assert_eq!(row.approved_hash.as_deref(), Some("c".repeat(64).as_str()));
+    }
+    assert!(b.pins_version().await.unwrap() >= v0 + 6);
+    let seen = b.pin_by_id(id).await.unwrap().unwrap();
+    assert_eq!(seen.state, PinState::Approved);
+    assert_eq!(seen.pending_hash, None);
+    let revoked = b.revoke_pin(id, 200).await.unwrap().unwrap();
+    assert_eq!(revoked.state, PinState::Revoked);
+    assert_eq!(
+        a.pin_by_id(id).await.unwrap().unwrap().state,
+        PinState::Revoked
+    );
+    a.close().await;
+    b.close().await;
+}
+
+#[tokio::test]
+async fn unreachable_postgres_is_a_typed_error_without_the_password() {
+    // Port 1 on loopback: nothing listens there.
+    let err = Store::open("postgres://bastion:hunter2@127.0.0.1:1/x")
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Connect { .. }), "{err}");
+    let text = err.to_string();
+    assert!(text.contains("postgres://bastion@127.0.0.1:1/x"), "{text}");
+    assert!(!text.contains("hunter2"), "{text}");
 }

@@ -33,7 +33,8 @@ struct Cli {
     /// Configuration file (TOML).
     #[arg(long, global = true, env = "MCP_BASTION_CONFIG")]
     config: Option<PathBuf>,
-    /// Store URL (default <sqlite://$XDG_DATA_HOME/mcp-bastion/bastion.db>).
+    /// Store URL (default <sqlite://$XDG_DATA_HOME/mcp-bastion/bastion.db>;
+    /// postgres://user@host:port/db for a store shared by several gateways).
     #[arg(long, global = true, env = "MCP_BASTION_STORE")]
     store: Option<String>,
     /// Machine output: one JSON object (per line for `audit`).
@@ -537,6 +538,7 @@ async fn record_scan(
                 verdict: item.verdict.as_str().into(),
                 reason: Some("scan".into()),
                 codes,
+                instance: Some(bastion_gateway::instance_id().to_owned()),
                 ..AuditEvent::default()
             }
         })
