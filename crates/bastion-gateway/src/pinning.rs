@@ -207,6 +207,11 @@ impl Pinning {
     /// pending versions. `complete` is `false` for a page of a paginated list (then
     /// removals are not recorded). Returns one decision per item, by key.
     ///
+    /// Pin rows are written compare-and-set ([`bastion_store::Store::put_pin_if`]): when one changed
+    /// since it was cached (approved or revoked by `mcp-bastion pins`, or recorded by
+    /// another gateway sharing the store), the pins are re-read and the listing decided
+    /// again, up to 3 times; an item still contended then is withheld (`changed`).
+    ///
     /// # Errors
     /// [`GatewayError::Store`] when the store cannot be written.
     pub async fn review(
@@ -216,6 +221,38 @@ impl Pinning {
         complete: bool,
         now_ms: i64,
     ) -> Result<HashMap<String, Decision>, GatewayError> {
+        const ATTEMPTS: usize = 3;
+        let mut attempt = 1;
+        loop {
+            let (mut decisions, lost) = self.review_once(kind, items, complete, now_ms).await?;
+            self.reload().await?;
+            if lost.is_empty() {
+                return Ok(decisions);
+            }
+            if attempt == ATTEMPTS {
+                for key in lost {
+                    decisions.insert(
+                        key,
+                        Decision::Withhold {
+                            why: "changed".into(),
+                        },
+                    );
+                }
+                return Ok(decisions);
+            }
+            attempt += 1;
+        }
+    }
+
+    /// One pass of [`Pinning::review`] on the cached pins: the decisions, and the keys
+    /// whose row write lost a race (the row changed since it was cached).
+    async fn review_once(
+        &self,
+        kind: DescriptorKind,
+        items: &[&Value],
+        complete: bool,
+        now_ms: i64,
+    ) -> Result<(HashMap<String, Decision>, Vec<String>), GatewayError> {
         let kind_name = pins::kind_name(kind);
         let current: Vec<(CurrentItem, &Value)> = items
             .iter()
@@ -254,6 +291,7 @@ impl Pinning {
             .map(|(c, d)| (c.key.key.as_str(), *d))
             .collect();
         let mut decisions = HashMap::new();
+        let mut lost = Vec::new();
         for change in pins::compare(&pinned, &currents) {
             let key = change.key().key.clone();
             let existing = rows.get(&key);
@@ -350,15 +388,18 @@ impl Pinning {
                     },
                 ),
             };
-            if let Some(record) = record {
-                self.store.put_pin(&record).await?;
+            let removed = matches!(change, Change::Removed { .. });
+            if let Some(record) = record
+                && !self.store.put_pin_if(&record, existing).await?
+                && !removed
+            {
+                lost.push(key.clone());
             }
-            if !matches!(change, Change::Removed { .. }) {
+            if !removed {
                 decisions.insert(key, decision);
             }
         }
-        self.reload().await?;
-        Ok(decisions)
+        Ok((decisions, lost))
     }
 
     /// The state of the pin of `(kind, key)`, if there is one.

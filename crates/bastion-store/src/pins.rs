@@ -248,19 +248,52 @@ impl Store {
     }
 
     /// Inserts or replaces the row of `(server_identity, kind, item_key)` (the `id` of
-    /// `pin` is ignored).
+    /// `pin` is ignored), whatever the row holds now. Gateways use
+    /// [`Store::put_pin_if`]; this is for tools and tests that own the store.
     ///
     /// # Errors
     /// [`StoreError::Query`] when the database cannot be written.
     pub async fn put_pin(&self, pin: &PinRecord) -> Result<(), StoreError> {
-        with_pool!(self, pool => sqlx::query(
+        self.upsert_pin(pin, Guard::Always).await.map(drop)
+    }
+
+    /// Compare-and-set of the row of `(server_identity, kind, item_key)`: writes `pin`
+    /// only if the row is still what the caller based it on, `seen` (`None`: there was
+    /// no row). "The same" means the same `state`, `approved_hash` and `pending_hash`.
+    /// Returns `false`, writing nothing, when the row changed meanwhile: another
+    /// process approved, revoked or recorded a version (`mcp-bastion pins`, or another
+    /// gateway on a shared store); the caller re-reads and decides again. One statement
+    /// (`INSERT … ON CONFLICT DO UPDATE … WHERE`), so it holds across processes.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`] when the database cannot be written.
+    pub async fn put_pin_if(
+        &self,
+        pin: &PinRecord,
+        seen: Option<&PinRecord>,
+    ) -> Result<bool, StoreError> {
+        let guard = seen.map_or(Guard::Absent, Guard::Unchanged);
+        Ok(self.upsert_pin(pin, guard).await? > 0)
+    }
+
+    async fn upsert_pin(&self, pin: &PinRecord, guard: Guard<'_>) -> Result<u64, StoreError> {
+        // $13: 0 = never replace, 1 = replace only if unchanged, 2 = always replace.
+        let (mode, seen) = match guard {
+            Guard::Absent => (0_i64, None),
+            Guard::Unchanged(seen) => (1, Some(seen)),
+            Guard::Always => (2, None),
+        };
+        Ok(with_pool!(self, pool => sqlx::query(
             "INSERT INTO pins (server_identity, server_name, kind, item_key, state, approved_hash, \
              approved_descriptor, pending_hash, pending_descriptor, pending_reason, first_seen_ms, updated_ms) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
              ON CONFLICT (server_identity, kind, item_key) DO UPDATE SET state = excluded.state, \
              approved_hash = excluded.approved_hash, approved_descriptor = excluded.approved_descriptor, \
              pending_hash = excluded.pending_hash, pending_descriptor = excluded.pending_descriptor, \
-             pending_reason = excluded.pending_reason, updated_ms = excluded.updated_ms",
+             pending_reason = excluded.pending_reason, updated_ms = excluded.updated_ms \
+             WHERE $13 = 2 OR ($13 = 1 AND pins.state = $14 \
+             AND pins.approved_hash IS NOT DISTINCT FROM $15 \
+             AND pins.pending_hash IS NOT DISTINCT FROM $16)",
         )
         .bind(&pin.server_identity)
         .bind(&pin.server_name)
@@ -274,10 +307,13 @@ impl Store {
         .bind(&pin.pending_reason)
         .bind(pin.first_seen_ms)
         .bind(pin.updated_ms)
+        .bind(mode)
+        .bind(seen.map(|p| p.state.as_str()))
+        .bind(seen.and_then(|p| p.approved_hash.as_deref()))
+        .bind(seen.and_then(|p| p.pending_hash.as_deref()))
         .execute(pool)
-        .await
-        .map(drop)?);
-        Ok(())
+        .await?
+        .rows_affected()))
     }
 
     /// Approves pin `id`: its pending version (if any) becomes the approved one and the
@@ -373,6 +409,17 @@ impl Store {
         .await?);
         Ok(v.unwrap_or(0))
     }
+}
+
+/// When [`Store::upsert_pin`] may replace an existing row.
+#[derive(Clone, Copy)]
+enum Guard<'a> {
+    /// Only insert: the writer saw no row.
+    Absent,
+    /// Replace only while `state`, `approved_hash` and `pending_hash` are as seen.
+    Unchanged(&'a PinRecord),
+    /// Replace unconditionally.
+    Always,
 }
 
 /// Bumps the counter of [`Store::pins_version`] (inside the caller's transaction).

@@ -48,6 +48,7 @@ on_both_backends!(
     contracts_accepted_versions_and_activations,
     two_handles_race_for_one_consent_and_exactly_one_wins,
     a_pin_approved_through_one_handle_is_seen_by_the_other,
+    pin_writes_are_compare_and_set,
 );
 
 /// Every audit event (the newest 100), oldest first.
@@ -650,4 +651,42 @@ async fn unreachable_postgres_is_a_typed_error_without_the_password() {
     let text = err.to_string();
     assert!(text.contains("postgres://bastion@127.0.0.1:1/x"), "{text}");
     assert!(!text.contains("hunter2"), "{text}");
+}
+
+/// A gateway writes a pin row only while it is what the gateway decided on: an approval
+/// made meanwhile elsewhere is not overwritten by a decision taken on a stale copy.
+async fn pin_writes_are_compare_and_set(url: &str) {
+    use bastion_store::{PinFilter, PinState};
+    let store = Store::open(url).await.unwrap();
+    let first = pin("fs:abc", "write", PinState::Approved);
+    // No row seen: insert once; a second "first sight" loses.
+    assert!(store.put_pin_if(&first, None).await.unwrap());
+    assert!(!store.put_pin_if(&first, None).await.unwrap());
+    let seen = store.pins(&PinFilter::default()).await.unwrap().remove(0);
+
+    // Gateway 1 records a changed version as pending, based on `seen`.
+    let mut changed = seen.clone();
+    changed.state = PinState::Pending;
+    changed.pending_hash = Some("b".repeat(64));
+    changed.pending_reason = Some("changed".into());
+    assert!(store.put_pin_if(&changed, Some(&seen)).await.unwrap());
+    let pending = store.pin_by_id(seen.id).await.unwrap().unwrap();
+    // A user approves it.
+    store.approve_pin(seen.id, 5).await.unwrap().unwrap();
+    // Gateway 2, still holding `seen`, records the same change: refused, the approval
+    // stands.
+    assert!(!store.put_pin_if(&changed, Some(&seen)).await.unwrap());
+    assert!(!store.put_pin_if(&changed, Some(&pending)).await.unwrap());
+    let now = store.pin_by_id(seen.id).await.unwrap().unwrap();
+    assert_eq!(now.state, PinState::Approved);
+    assert_eq!(now.approved_hash.as_deref(), Some("b".repeat(64).as_str()));
+    // Based on the current row, it is written.
+    let mut revisit = now.clone();
+    revisit.updated_ms = 6;
+    assert!(store.put_pin_if(&revisit, Some(&now)).await.unwrap());
+    // The unconditional write replaces whatever is there.
+    store.put_pin(&first).await.unwrap();
+    let replaced = store.pin_by_id(seen.id).await.unwrap().unwrap();
+    assert_eq!(replaced.approved_hash, first.approved_hash);
+    store.close().await;
 }
