@@ -856,3 +856,6 @@ mod faults;
 
 #[path = "support/procs.rs"]
 mod procs;
+
+#[path = "../../bastion-store/tests/support/testdb.rs"]
+mod testdb;

@@ -93,10 +93,12 @@ pub enum StoreError {
         source: std::io::Error,
     },
     /// Migrations failed (a newer or damaged database).
-    #[error("cannot migrate the store schema (was the file written by a newer mcp-bastion?)")]
+    #[error("cannot migrate the store schema (was the store written by a newer mcp-bastion?)")]
     Migrate(#[from] sqlx::migrate::MigrateError),
     /// A query failed (locked, read-only, disk full, ...).
-    #[error("store query failed (the database may be locked, read-only or full)")]
+    #[error(
+        "store query failed (the database may be locked, read-only or full, or its PostgreSQL server unreachable)"
+    )]
     Query(#[from] sqlx::Error),
 }
 

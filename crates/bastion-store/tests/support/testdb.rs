@@ -99,6 +99,11 @@ impl TestDb {
         self.pg.is_some()
     }
 
+    /// `(admin URL, database name)` of a `PostgreSQL` database.
+    pub fn postgres_admin(&self) -> Option<(String, String)> {
+        self.pg.clone()
+    }
+
     /// The `SQLite` file's directory.
     pub fn dir(&self) -> Option<&std::path::Path> {
         self.dir.as_ref().map(tempfile::TempDir::path)
