@@ -49,6 +49,7 @@ on_both_backends!(
     two_handles_race_for_one_consent_and_exactly_one_wins,
     a_pin_approved_through_one_handle_is_seen_by_the_other,
     pin_writes_are_compare_and_set,
+    two_processes_race_for_one_consent_and_exactly_one_wins,
 );
 
 /// Every audit event (the newest 100), oldest first.
@@ -688,5 +689,72 @@ async fn pin_writes_are_compare_and_set(url: &str) {
     store.put_pin(&first).await.unwrap();
     let replaced = store.pin_by_id(seen.id).await.unwrap().unwrap();
     assert_eq!(replaced.approved_hash, first.approved_hash);
+    store.close().await;
+}
+
+/// Environment of [`consent_racer`]: the store URL and the consent id to consume.
+const RACE_URL: &str = "BASTION_TEST_RACE_URL";
+const RACE_ID: &str = "BASTION_TEST_RACE_ID";
+
+/// The other side of [`two_processes_race_for_one_consent_and_exactly_one_wins`], run in
+/// a child process of this test binary (`--ignored --exact consent_racer`): 10 concurrent
+/// consumptions of one consent id; prints `won N`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "runs only as the child process of a consent race test"]
+async fn consent_racer() {
+    let url = std::env::var(RACE_URL).expect("run by the consent race test");
+    let id = std::env::var(RACE_ID).expect("run by the consent race test");
+    let store = Store::open(&url).await.unwrap();
+    let attempts: Vec<_> = (0..10)
+        .map(|i| {
+            let (store, id) = (store.clone(), id.clone());
+            tokio::spawn(async move { store.consume_consent(&id, "navigate", i).await })
+        })
+        .collect();
+    let mut won = 0;
+    for a in attempts {
+        won += usize::from(a.await.unwrap().unwrap());
+    }
+    store.close().await;
+    println!("won {won}");
+}
+
+/// Issue 8 item 5 with two processes (two gateway instances, each with its own pool):
+/// 20 concurrent consumptions of one consent id, 10 from each, win exactly once.
+async fn two_processes_race_for_one_consent_and_exactly_one_wins(url: &str) {
+    let store = Store::open(url).await.unwrap();
+    let id = "race-across-processes";
+    store.record_consent(&consent(id)).await.unwrap();
+    let racers: Vec<_> = (0..2)
+        .map(|_| {
+            std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--ignored", "--exact", "consent_racer", "--nocapture"])
+                .env(RACE_URL, url)
+                .env(RACE_ID, id)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut wins = Vec::new();
+    for racer in racers {
+        let out = racer.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let won: usize = text
+            .lines()
+            .find_map(|l| l.strip_prefix("won "))
+            .unwrap_or_else(|| panic!("no result from the racer: {text}"))
+            .parse()
+            .unwrap();
+        wins.push(won);
+    }
+    assert_eq!(wins.iter().sum::<usize>(), 1, "wins per process: {wins:?}");
+    assert!(!store.consume_consent(id, "navigate", 99).await.unwrap());
     store.close().await;
 }
