@@ -18,10 +18,12 @@
 //! across processes and instances sharing a database, not just within one process: a
 //! consent id is consumed by a single `INSERT … ON CONFLICT DO NOTHING` on its primary
 //! key; a pin approval is one `UPDATE … RETURNING` plus the `pins_version` bump in the
-//! same transaction.
+//! same transaction; a gateway's pin write is a compare-and-set ([`Store::put_pin_if`])
+//! that loses, rather than overwrites, when the row changed since the gateway read it.
 //!
 //! `PostgreSQL` connections are plain TCP or Unix-socket connections: this build has no
-//! TLS support, so `sslmode=require` (and stricter) fails to connect; use a loopback or
+//! TLS support (sqlx's TLS features would add rustls and ring to a build that has
+//! neither), so `sslmode=require` (and stricter) fails to connect; use a loopback or
 //! Unix-socket server, or a TLS-terminating tunnel.
 //!
 //! The store holds data only; what to record and what it means is decided by the core
