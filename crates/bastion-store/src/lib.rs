@@ -85,6 +85,11 @@ pub enum StoreError {
     /// A read-only command was pointed at a store that does not exist.
     #[error("no store at {}: nothing has been recorded there yet (check --store / MCP_BASTION_STORE)", .0.display())]
     Missing(PathBuf),
+    /// A read-only command was pointed at a `PostgreSQL` database without a store in it.
+    #[error(
+        "no store in the PostgreSQL database at {0}: nothing has been recorded there yet (check --store / MCP_BASTION_STORE)"
+    )]
+    MissingSchema(String),
     /// The parent directory could not be created.
     #[error("cannot create the store file or directory {}", .path.display())]
     CreateDir {
@@ -134,19 +139,20 @@ impl Store {
 
     /// Opens an existing store (for commands that only read it, such as `audit`).
     ///
-    /// For `PostgreSQL` the database itself must exist (it is never created); its tables
-    /// are created when missing, as by [`Store::open`].
+    /// For `PostgreSQL` the database must hold a store already (migrations applied by an
+    /// earlier [`Store::open`]); pending newer migrations are applied.
     ///
     /// # Errors
-    /// [`StoreError::Missing`] when there is no `SQLite` store at `url`; otherwise as
-    /// [`Store::open`].
+    /// [`StoreError::Missing`] when there is no `SQLite` store at `url`,
+    /// [`StoreError::MissingSchema`] when the `PostgreSQL` database has none; otherwise
+    /// as [`Store::open`].
     pub async fn open_existing(url: &str) -> Result<Self, StoreError> {
         Self::open_with(url, false).await
     }
 
     async fn open_with(url: &str, create: bool) -> Result<Self, StoreError> {
         if is_postgres_url(url) {
-            return Self::open_postgres(url).await;
+            return Self::open_postgres(url, create).await;
         }
         let (options, location) = if url == "sqlite::memory:" {
             (
@@ -194,7 +200,7 @@ impl Store {
         })
     }
 
-    async fn open_postgres(url: &str) -> Result<Self, StoreError> {
+    async fn open_postgres(url: &str, create: bool) -> Result<Self, StoreError> {
         let options = PgConnectOptions::from_str(url).map_err(|source| StoreError::Connect {
             location: redacted(url),
             source,
@@ -209,6 +215,16 @@ impl Store {
         let mut first = PgConnection::connect_with(&options)
             .await
             .map_err(connect_error)?;
+        if !create {
+            let initialized: bool =
+                sqlx::query_scalar("SELECT to_regclass('_sqlx_migrations') IS NOT NULL")
+                    .fetch_one(&mut first)
+                    .await?;
+            if !initialized {
+                first.close().await.ok();
+                return Err(StoreError::MissingSchema(location));
+            }
+        }
         backend::migrator(true).run(&mut first).await?;
         first.close().await.map_err(connect_error)?;
         // Four connections: the audit writer, the pins poller and two for requests

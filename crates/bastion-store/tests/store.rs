@@ -758,3 +758,23 @@ async fn two_processes_race_for_one_consent_and_exactly_one_wins(url: &str) {
     assert!(!store.consume_consent(id, "navigate", 99).await.unwrap());
     store.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reading_commands_do_not_create_a_postgres_store() {
+    let Some(db) = testdb::postgres().await else {
+        return;
+    };
+    let err = Store::open_existing(&db.url).await.unwrap_err();
+    assert!(matches!(err, StoreError::MissingSchema(_)), "{err}");
+    assert!(
+        err.to_string()
+            .contains("nothing has been recorded there yet")
+    );
+    // Still empty: a later open creates it, and then reading commands work.
+    Store::open(&db.url).await.unwrap().close().await;
+    let store = Store::open_existing(&db.url).await.unwrap();
+    assert!(store.is_postgres());
+    assert!(all_events(&store).await.is_empty());
+    store.close().await;
+    db.remove().await;
+}
