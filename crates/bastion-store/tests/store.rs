@@ -50,6 +50,7 @@ on_both_backends!(
     a_pin_approved_through_one_handle_is_seen_by_the_other,
     pin_writes_are_compare_and_set,
     two_processes_race_for_one_consent_and_exactly_one_wins,
+    a_store_from_before_migration_6_is_upgraded_in_place,
 );
 
 /// Every audit event (the newest 100), oldest first.
@@ -777,4 +778,75 @@ async fn reading_commands_do_not_create_a_postgres_store() {
     assert!(all_events(&store).await.is_empty());
     store.close().await;
     db.remove().await;
+}
+
+/// Migrations 1..=5 of one backend, as an older mcp-bastion applied them.
+fn migrations_before_6(dir: &str) -> sqlx::migrate::Migrator {
+    use sqlx::SqlSafeStr;
+    use sqlx::migrate::{Migration, MigrationType, Migrator};
+    let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("migrations")
+        .join(dir);
+    let mut files: Vec<_> = std::fs::read_dir(&base)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "sql"))
+        .collect();
+    files.sort();
+    let migrations = files
+        .iter()
+        .take(5)
+        .enumerate()
+        .map(|(i, path)| {
+            let sql: &'static str = std::fs::read_to_string(path).unwrap().leak();
+            Migration::new(
+                i64::try_from(i).unwrap() + 1,
+                "older".into(),
+                MigrationType::Simple,
+                sql.into_sql_str(),
+                false,
+            )
+        })
+        .collect();
+    Migrator::with_migrations(migrations)
+}
+
+/// A store whose schema stopped at migration 5 (before `audit_events.instance`) keeps
+/// its events when opened: migration 6 adds the column, old rows read `instance: None`.
+async fn a_store_from_before_migration_6_is_upgraded_in_place(url: &str) {
+    use sqlx::Connection;
+    let insert_old = "INSERT INTO audit_events (time_ms, server, direction, verdict, bytes) \
+                      VALUES (1, 'old', 'gateway', 'allow', 3)";
+    if url.starts_with("postgres") {
+        let mut conn = sqlx::PgConnection::connect(url).await.unwrap();
+        migrations_before_6("postgres")
+            .run(&mut conn)
+            .await
+            .unwrap();
+        sqlx::query(insert_old).execute(&mut conn).await.unwrap();
+        conn.close().await.unwrap();
+    } else {
+        let path = url.strip_prefix("sqlite://").unwrap();
+        let options = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true);
+        let mut conn = sqlx::SqliteConnection::connect_with(&options)
+            .await
+            .unwrap();
+        migrations_before_6("sqlite").run(&mut conn).await.unwrap();
+        sqlx::query(insert_old).execute(&mut conn).await.unwrap();
+        conn.close().await.unwrap();
+    }
+    let store = Store::open(url).await.unwrap();
+    let mut new = event("new", 2, "block");
+    new.instance = Some("h-1-aa".into());
+    store.record_audit(&new).await.unwrap();
+    let events = all_events(&store).await;
+    assert_eq!(events.len(), 2);
+    assert_eq!(
+        (events[0].server.as_str(), events[0].instance.as_deref()),
+        ("old", None)
+    );
+    assert_eq!(events[1].instance.as_deref(), Some("h-1-aa"));
+    store.close().await;
 }
