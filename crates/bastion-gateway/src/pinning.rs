@@ -416,7 +416,10 @@ impl Pinning {
     }
 }
 
-/// Checks the launch config of `name` against its pin and records the outcome.
+/// Checks the launch config of `name` against its pin and records the outcome. The pin
+/// row is written compare-and-set: when another process changed it between the read
+/// and the write (another instance starting, `pins approve` or `revoke`), the check is
+/// made again on the new row, up to 3 times; still contended, the server is not started.
 async fn check_launch(
     store: &Store,
     name: &str,
@@ -425,6 +428,27 @@ async fn check_launch(
     mode: PinMode,
     now_ms: i64,
 ) -> Result<LaunchCheck, GatewayError> {
+    for _ in 0..3 {
+        if let Some(check) = check_launch_once(store, name, fp, hash, mode, now_ms).await? {
+            return Ok(check);
+        }
+    }
+    Ok(LaunchCheck {
+        findings: Vec::new(),
+        refused: true,
+        pin_id: 0,
+    })
+}
+
+/// One pass of [`check_launch`]; `None` when the row write lost a race.
+async fn check_launch_once(
+    store: &Store,
+    name: &str,
+    fp: &LaunchFingerprint,
+    hash: &str,
+    mode: PinMode,
+    now_ms: i64,
+) -> Result<Option<LaunchCheck>, GatewayError> {
     let existing = store
         .pins(&PinFilter {
             server_identity: Some(name.to_owned()),
@@ -511,8 +535,10 @@ async fn check_launch(
             ),
         },
     };
-    if let Some(row) = row {
-        store.put_pin(&row).await?;
+    if let Some(row) = row
+        && !store.put_pin_if(&row, existing.as_ref()).await?
+    {
+        return Ok(None);
     }
     let pin_id = store
         .pins(&PinFilter {
@@ -523,9 +549,9 @@ async fn check_launch(
         .into_iter()
         .find(|p| p.kind == LAUNCH_KIND)
         .map_or(0, |p| p.id);
-    Ok(LaunchCheck {
+    Ok(Some(LaunchCheck {
         findings,
         refused,
         pin_id,
-    })
+    }))
 }

@@ -154,6 +154,7 @@ impl Store {
         if is_postgres_url(url) {
             return Self::open_postgres(url, create).await;
         }
+        let mut file = None;
         let (options, location) = if url == "sqlite::memory:" {
             (
                 SqliteConnectOptions::from_str(url).map_err(|source| StoreError::Open {
@@ -180,7 +181,9 @@ impl Store {
                 // The store's working set is small (audit appends, pin lookups); the
                 // default of 2 MiB per connection is resident memory for nothing.
                 .pragma("cache_size", "-256");
-            (opts, path.display().to_string())
+            let location = path.display().to_string();
+            file = Some(path);
+            (opts, location)
         };
         // Two connections: the audit writer and one reader (pins, grants, consents)
         // never wait for each other; more only add resident memory and threads.
@@ -193,7 +196,12 @@ impl Store {
                 location: location.clone(),
                 source,
             })?;
+        let lock = match &file {
+            Some(path) => migration_lock(path).await,
+            None => None,
+        };
         backend::migrator(false).run(&pool).await?;
+        drop(lock);
         Ok(Self {
             backend: Backend::Sqlite(pool),
             location,
@@ -296,6 +304,32 @@ fn sqlite_path(url: &str) -> Result<PathBuf, StoreError> {
         return Err(StoreError::UnsupportedUrl(url.to_owned()));
     }
     Ok(PathBuf::from(url))
+}
+
+/// An exclusive advisory lock (`flock`) on `<store file>-migrate.lock` (mode 0600,
+/// created once and kept), held while the migrations run: sqlx's `SQLite` migrator does
+/// not lock, so two processes opening one new (or older) store file at once would both
+/// apply a migration and one of them fail. Best effort: `None` when the lock file cannot
+/// be created or locked (a read-only directory, where nothing can be migrated anyway).
+async fn migration_lock(db: &Path) -> Option<std::fs::File> {
+    let mut name = db.file_name()?.to_owned();
+    name.push("-migrate.lock");
+    let path = db.with_file_name(name);
+    tokio::task::spawn_blocking(move || {
+        use std::os::unix::fs::OpenOptionsExt;
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .open(path)
+            .ok()?;
+        file.lock().ok()?;
+        Some(file)
+    })
+    .await
+    .ok()
+    .flatten()
 }
 
 /// Creates the store's directory (mode 0700) and an empty database file (mode 0600)

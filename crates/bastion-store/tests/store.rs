@@ -51,6 +51,7 @@ on_both_backends!(
     pin_writes_are_compare_and_set,
     two_processes_race_for_one_consent_and_exactly_one_wins,
     a_store_from_before_migration_6_is_upgraded_in_place,
+    concurrent_first_opens_migrate_once,
 );
 
 /// Every audit event (the newest 100), oldest first.
@@ -849,4 +850,32 @@ async fn a_store_from_before_migration_6_is_upgraded_in_place(url: &str) {
     );
     assert_eq!(events[1].instance.as_deref(), Some("h-1-aa"));
     store.close().await;
+}
+
+/// Gateways starting together on a new store: every open succeeds, each migration is
+/// applied once (`SQLite`: a lock file; `PostgreSQL`: an advisory lock).
+async fn concurrent_first_opens_migrate_once(url: &str) {
+    // Interleaved in one task (an open's future is not `Send`-general enough for
+    // `tokio::spawn`, a known rustc limitation with sqlx's migrator).
+    let opened = tokio::join!(
+        Store::open(url),
+        Store::open(url),
+        Store::open(url),
+        Store::open(url)
+    );
+    let stores = [
+        opened.0.unwrap(),
+        opened.1.unwrap(),
+        opened.2.unwrap(),
+        opened.3.unwrap(),
+    ];
+    for (i, store) in stores.iter().enumerate() {
+        let mut one = event("s", i64::try_from(i).unwrap(), "allow");
+        one.instance = Some(format!("i{i}"));
+        store.record_audit(&one).await.unwrap();
+    }
+    assert_eq!(all_events(&stores[0]).await.len(), 4);
+    for store in stores {
+        store.close().await;
+    }
 }

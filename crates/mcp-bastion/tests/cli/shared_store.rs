@@ -37,12 +37,15 @@ fn two_gateways_share_pins_and_audit_on_postgres() {
     rt.block_on(db.remove());
 }
 
-/// A `wrap --name rug` gateway on `url`, initialized.
+/// A `wrap --name rug` gateway on `url`, started (not yet initialized).
 fn gateway(url: &str, home: &Path) -> WrapHost {
     let server = rug_server();
     let mut args = vec!["wrap", "--name", "rug", "--"];
     args.extend(server.iter().map(String::as_str));
-    let mut host = WrapHost::start_at(&args, url, home);
+    WrapHost::start_at(&args, url, home)
+}
+
+fn initialize(host: &mut WrapHost) {
     let (init, _) = host.request(
         "initialize",
         json!({"protocolVersion": "2025-11-25", "capabilities": {},
@@ -50,7 +53,34 @@ fn gateway(url: &str, home: &Path) -> WrapHost {
     );
     assert!(init.get("result").is_some(), "{init}");
     host.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    host
+}
+
+/// Sends `tools/list` to every host first, then reads the answers: the gateways pin
+/// what they see concurrently.
+fn list_concurrently(hosts: [&mut WrapHost; 2]) -> Vec<Vec<String>> {
+    let frame = json!({"jsonrpc": "2.0", "id": "concurrent-list", "method": "tools/list"});
+    let mut hosts = hosts;
+    for host in &mut hosts {
+        host.send(&frame);
+    }
+    hosts
+        .into_iter()
+        .map(|host| {
+            loop {
+                let m = host.recv();
+                if m["id"] == "concurrent-list" {
+                    let mut names: Vec<String> = m["result"]["tools"]
+                        .as_array()
+                        .unwrap_or_else(|| panic!("{m}"))
+                        .iter()
+                        .map(|t| t["name"].as_str().unwrap().to_owned())
+                        .collect();
+                    names.sort();
+                    break names;
+                }
+            }
+        })
+        .collect()
 }
 
 /// Makes the gateway's server change `get_invoice` (and add `export_all`), and waits
@@ -100,12 +130,17 @@ fn two_gateways_share_pins_and_audit(db: &testdb::TestDb) {
     allow_tools_of(home.path(), "rug");
     let url = db.url.as_str();
 
-    // A pins the server's tools on first sight; B (same launch config, same identity)
-    // finds them approved in the shared store.
+    // Both start at once on a fresh store (the launch config is pinned by whichever
+    // writes first; the other finds it) and list at once: the server's tools are pinned
+    // on first sight (tofu) by one, found approved by the other (same launch config,
+    // same identity), shown by both.
     let mut a = gateway(url, home.path());
-    assert_eq!(a.tool_names(), ["get_invoice", "rug_pull"]);
     let mut b = gateway(url, home.path());
-    assert_eq!(b.tool_names(), ["get_invoice", "rug_pull"]);
+    initialize(&mut a);
+    initialize(&mut b);
+    for names in list_concurrently([&mut a, &mut b]) {
+        assert_eq!(names, ["get_invoice", "rug_pull"]);
+    }
     let pids = [a.child.id(), b.child.id()];
 
     // Both servers change get_invoice: withheld by both until someone approves.
