@@ -110,7 +110,20 @@ impl Pinning {
             .hash()
             .map_err(|e| GatewayError::Protocol(e.to_string()))?;
         let identity = format!("{}:{launch_hash}", launch.name);
-        let check = check_launch(&store, &launch.name, &fp, &launch_hash, mode, now_ms).await?;
+        // A lost race is checked again on the new row, up to 3 times; still contended,
+        // the server is not started.
+        let mut check = None;
+        for _ in 0..3 {
+            check = check_launch(&store, &launch.name, &fp, &launch_hash, mode, now_ms).await?;
+            if check.is_some() {
+                break;
+            }
+        }
+        let check = check.unwrap_or(LaunchCheck {
+            findings: Vec::new(),
+            refused: true,
+            pin_id: 0,
+        });
         store
             .upsert_server(&ServerRecord {
                 identity: identity.clone(),
@@ -417,31 +430,10 @@ impl Pinning {
 }
 
 /// Checks the launch config of `name` against its pin and records the outcome. The pin
-/// row is written compare-and-set: when another process changed it between the read
-/// and the write (another instance starting, `pins approve` or `revoke`), the check is
-/// made again on the new row, up to 3 times; still contended, the server is not started.
+/// row is written compare-and-set: `None` when another process changed it between the
+/// read and the write (another instance starting, `pins approve` or `revoke`); the
+/// caller checks again on the new row.
 async fn check_launch(
-    store: &Store,
-    name: &str,
-    fp: &LaunchFingerprint,
-    hash: &str,
-    mode: PinMode,
-    now_ms: i64,
-) -> Result<LaunchCheck, GatewayError> {
-    for _ in 0..3 {
-        if let Some(check) = check_launch_once(store, name, fp, hash, mode, now_ms).await? {
-            return Ok(check);
-        }
-    }
-    Ok(LaunchCheck {
-        findings: Vec::new(),
-        refused: true,
-        pin_id: 0,
-    })
-}
-
-/// One pass of [`check_launch`]; `None` when the row write lost a race.
-async fn check_launch_once(
     store: &Store,
     name: &str,
     fp: &LaunchFingerprint,
