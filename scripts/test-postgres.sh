@@ -6,15 +6,16 @@
 #
 # `start` installs PostgreSQL (Debian package `postgresql`) when no initdb is found,
 # creates a cluster in $BASTION_PG_DIR (default: a fresh temp dir, remembered in
-# /tmp/bastion-test-postgres.dir for `stop`) owned by an unprivileged user (the `postgres`
+# .ci/test-postgres.dir of this checkout for `stop`) owned by an unprivileged user (the `postgres`
 # account when it exists, else `nobody`: the server refuses to run as root), with trust
 # authentication for the superuser `bastion`, listening on 127.0.0.1 only, on the first
 # free port from $BASTION_PG_PORT (default 54329), fsync off (test data only), and its
 # Unix socket in the cluster directory. Every test creates its own database in it.
 # Progress goes to stderr; stdout carries only the export line.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
-STATE=${BASTION_PG_STATE:-/tmp/bastion-test-postgres.dir}
+STATE=${BASTION_PG_STATE:-$PWD/.ci/test-postgres.dir}
 
 find_bin() {
   local name=$1 p
@@ -30,6 +31,7 @@ port_free() {
 }
 
 start() {
+  stop # a cluster left by an earlier run of this checkout
   if ! find_bin initdb >/dev/null; then
     echo "installing PostgreSQL (Debian package postgresql)" >&2
     apt-get update -qq >&2
@@ -68,6 +70,7 @@ stop() {
   [ -f "$STATE" ] || return 0
   local dir run=()
   dir=$(cat "$STATE")
+  [ -d "$dir/data" ] || { rm -rf "$STATE"; return 0; }
   if [ "$(id -u)" = 0 ]; then run=(runuser -u "$(stat -c %U "$dir")" --); fi
   "${run[@]}" "$(find_bin pg_ctl)" -D "$dir/data" -m fast -w stop >&2 || true
   rm -rf "$dir" "$STATE"
