@@ -62,6 +62,8 @@ pub struct AuditQuery {
     pub since_ms: Option<i64>,
     /// At most this many events (the newest); `None` = 100.
     pub limit: Option<i64>,
+    /// Only events of this gateway instance ([`AuditEvent::instance`]).
+    pub instance: Option<String>,
 }
 
 impl Store {
@@ -122,11 +124,12 @@ impl Store {
             "SELECT id, time_ms, server, direction, message_kind, method, tool, request_id, verdict, reason, \
              codes, bytes, removed_chars, digest, instance FROM audit_events \
              WHERE ($1 IS NULL OR server = $1) AND ($2 IS NULL OR time_ms >= $2) \
-             ORDER BY id DESC LIMIT $3",
+             AND ($4 IS NULL OR instance = $4) ORDER BY id DESC LIMIT $3",
         )
         .bind(&query.server)
         .bind(query.since_ms)
         .bind(query.limit.unwrap_or(100).max(0))
+        .bind(&query.instance)
         .fetch_all(pool)
         .await?
         .iter()

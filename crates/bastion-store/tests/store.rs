@@ -171,6 +171,18 @@ async fn audit_events_carry_their_instance(url: &str) {
     // The JSON shape `audit --json` prints carries it.
     let json = serde_json::to_value(&all[0]).unwrap();
     assert_eq!(json["instance"], "host-1-aa");
+    let of_two = store
+        .audit_events(&AuditQuery {
+            instance: Some("host-2-bb".into()),
+            ..AuditQuery::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        of_two.iter().map(|e| e.time_ms).collect::<Vec<_>>(),
+        [2],
+        "{of_two:?}"
+    );
     store.close().await;
 }
 

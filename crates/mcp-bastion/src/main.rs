@@ -126,6 +126,9 @@ enum Command {
         /// At most this many (the newest) events.
         #[arg(long, default_value_t = 100)]
         limit: i64,
+        /// Only events recorded by this gateway instance (`instance` in `--json`).
+        #[arg(long)]
+        instance: Option<String>,
         /// Print the URL consent ledger (elicitation decisions) instead of events.
         #[arg(long)]
         consents: bool,
@@ -308,6 +311,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             server,
             since,
             limit,
+            instance,
             consents: false,
         } => {
             let since_ms = since
@@ -323,6 +327,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                         server,
                         since_ms,
                         limit: Some(limit),
+                        instance,
                     })
                     .await
                     .map_err(internal)?;

@@ -224,5 +224,23 @@ fn two_gateways_share_pins_and_audit(db: &testdb::TestDb) {
             .filter(|e| e["instance"].as_str().is_some_and(|i| i.contains(&marker)))
             .count();
         assert!(recorded >= 5, "pid {pid}: {recorded} events");
+        let instance = instances.iter().find(|i| i.contains(&marker)).unwrap();
+        let only: Vec<Value> = cli(
+            &[
+                "--json",
+                "audit",
+                "--instance",
+                instance,
+                "--limit",
+                "10000",
+            ],
+            url,
+            home.path(),
+        )
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+        assert_eq!(only.len(), recorded, "audit --instance {instance}");
+        assert!(only.iter().all(|e| e["instance"] == *instance));
     }
 }
