@@ -5,7 +5,7 @@
 //! small common type set at run time, cannot carry `SQLite` connect options (WAL, busy
 //! timeout, file modes) or `PostgreSQL` ones, and surfaces type mismatches only when a
 //! row is read. With one typed pool per backend, each query is compiled once per backend
-//! (the [`with_pool!`](crate::with_pool) macro expands the same source for both), binds
+//! (the `with_pool!` macro expands the same source for both), binds
 //! and decodes through the backend's own types (`INTEGER` / `BIGINT` as `i64`, `TEXT` as
 //! `String`), and the SQL itself is written in the dialect both accept: `$N`
 //! placeholders, `ON CONFLICT … DO UPDATE`/`DO NOTHING`, `RETURNING`, sub-queries with
