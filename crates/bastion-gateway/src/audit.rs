@@ -30,6 +30,8 @@ const LINGER_BELOW: usize = 64;
 pub struct AuditSink {
     tx: mpsc::Sender<AuditEvent>,
     server: Arc<str>,
+    /// This process's [`crate::instance_id`].
+    instance: Arc<str>,
     /// `true` from a failed write until the next successful one.
     unavailable: Arc<AtomicBool>,
     /// Refuse tool calls while `unavailable` (default `true`).
@@ -40,7 +42,7 @@ impl AuditSink {
     /// Starts the writer on `store`, on a blocking thread of the calling runtime
     /// (building the batched statements costs about as much as relaying the messages; a
     /// gateway's relay thread must not carry it); events recorded through the returned
-    /// sink are stamped with `server`. The writer ends when every sink clone is dropped,
+    /// sink are stamped with `server` and this process's [`crate::instance_id`]. The writer ends when every sink clone is dropped,
     /// after writing what is queued; the returned handle completes then.
     ///
     /// # Panics
@@ -52,6 +54,7 @@ impl AuditSink {
         let sink = Self {
             tx,
             server: server.into(),
+            instance: crate::instance_id().into(),
             unavailable,
             fail_closed: true,
         };
@@ -81,20 +84,24 @@ impl AuditSink {
     /// [`AuditSink::record`] for a thread outside the runtime: blocks while the queue is
     /// full. Must not be called from an async task.
     pub fn record_blocking(&self, mut event: AuditEvent) {
-        event.server = self.server.to_string();
-        if event.time_ms == 0 {
-            event.time_ms = crate::now_ms();
-        }
+        self.stamp(&mut event);
         let _ = self.tx.blocking_send(event);
     }
 
-    /// Records one event (its `server` and, when 0, `time_ms` are filled in). Waits
-    /// while the queue is full.
-    pub async fn record(&self, mut event: AuditEvent) {
+    fn stamp(&self, event: &mut AuditEvent) {
         event.server = self.server.to_string();
+        if event.instance.is_none() {
+            event.instance = Some(self.instance.to_string());
+        }
         if event.time_ms == 0 {
             event.time_ms = crate::now_ms();
         }
+    }
+
+    /// Records one event (its `server`, its `instance` when unset and, when 0,
+    /// `time_ms` are filled in). Waits while the queue is full.
+    pub async fn record(&self, mut event: AuditEvent) {
+        self.stamp(&mut event);
         // A closed queue means the gateway is shutting down; nothing to do then.
         let _ = self.tx.send(event).await;
     }

@@ -73,3 +73,90 @@ pub fn now_ms() -> i64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
 }
+
+/// `N` random bytes from the OS (`/dev/urandom`). Should that fail, bytes derived from
+/// `RandomState` seeds (also OS-seeded) and the clock are used.
+pub(crate) fn os_random<const N: usize>() -> [u8; N] {
+    use std::hash::{BuildHasher, Hasher};
+    use std::io::Read;
+    let mut bytes = [0u8; N];
+    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
+    if read.is_err() {
+        for chunk in bytes.chunks_mut(8) {
+            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+            h.write_u64(now_ms().unsigned_abs());
+            chunk.copy_from_slice(&h.finish().to_le_bytes()[..chunk.len()]);
+        }
+    }
+    bytes
+}
+
+/// The id of this gateway process in the audit log (column `instance`, issue 8 item 5):
+/// `<host>-<pid>-<8 hex random>`, fixed for the life of the process, so the events of
+/// several gateways sharing one `PostgreSQL` store stay apart even when pids repeat
+/// across hosts or restarts.
+///
+/// `<host>` is `MCP_BASTION_INSTANCE` when set (an operator-chosen name; then the whole
+/// id is that value), else the kernel's host name (`/proc/sys/kernel/hostname`, falling
+/// back to `HOSTNAME`, then `host`), reduced to `[A-Za-z0-9.-]`, at most 64 characters.
+pub fn instance_id() -> &'static str {
+    static ID: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    ID.get_or_init(|| {
+        if let Some(id) = std::env::var("MCP_BASTION_INSTANCE")
+            .ok()
+            .map(|v| clean_host(&v))
+            .filter(|v| !v.is_empty())
+        {
+            return id;
+        }
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .ok()
+            .or_else(|| std::env::var("HOSTNAME").ok())
+            .map(|h| clean_host(&h))
+            .filter(|h| !h.is_empty())
+            .unwrap_or_else(|| "host".to_owned());
+        format!(
+            "{host}-{}-{}",
+            std::process::id(),
+            hex::encode(os_random::<4>())
+        )
+    })
+}
+
+/// `s` without surrounding whitespace, keeping only `[A-Za-z0-9.-]`, at most 64 chars.
+fn clean_host(s: &str) -> String {
+    s.trim()
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-'))
+        .take(64)
+        .collect()
+}
+
+#[cfg(test)]
+mod instance_tests {
+    use super::*;
+
+    #[test]
+    fn instance_id_is_stable_and_shaped() {
+        let id = instance_id();
+        assert_eq!(id, instance_id());
+        if std::env::var_os("MCP_BASTION_INSTANCE").is_none() {
+            let pid = format!("-{}-", std::process::id());
+            assert!(id.contains(&pid), "{id}");
+            let random = id.rsplit('-').next().unwrap();
+            assert_eq!(random.len(), 8, "{id}");
+        }
+        assert!(
+            id.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-')),
+            "{id}"
+        );
+    }
+
+    #[test]
+    fn host_names_are_reduced_to_a_safe_alphabet() {
+        assert_eq!(clean_host(" web-1.example\n"), "web-1.example");
+        assert_eq!(clean_host("a\u{1b}[31mb c"), "a31mbc");
+        assert_eq!(clean_host(&"x".repeat(100)).len(), 64);
+    }
+}

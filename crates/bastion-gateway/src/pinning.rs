@@ -110,7 +110,20 @@ impl Pinning {
             .hash()
             .map_err(|e| GatewayError::Protocol(e.to_string()))?;
         let identity = format!("{}:{launch_hash}", launch.name);
-        let check = check_launch(&store, &launch.name, &fp, &launch_hash, mode, now_ms).await?;
+        // A lost race is checked again on the new row, up to 3 times; still contended,
+        // the server is not started.
+        let mut check = None;
+        for _ in 0..3 {
+            check = check_launch(&store, &launch.name, &fp, &launch_hash, mode, now_ms).await?;
+            if check.is_some() {
+                break;
+            }
+        }
+        let check = check.unwrap_or(LaunchCheck {
+            findings: Vec::new(),
+            refused: true,
+            pin_id: 0,
+        });
         store
             .upsert_server(&ServerRecord {
                 identity: identity.clone(),
@@ -207,6 +220,11 @@ impl Pinning {
     /// pending versions. `complete` is `false` for a page of a paginated list (then
     /// removals are not recorded). Returns one decision per item, by key.
     ///
+    /// Pin rows are written compare-and-set ([`bastion_store::Store::put_pin_if`]): when one changed
+    /// since it was cached (approved or revoked by `mcp-bastion pins`, or recorded by
+    /// another gateway sharing the store), the pins are re-read and the listing decided
+    /// again, up to 3 times; an item still contended then is withheld (`changed`).
+    ///
     /// # Errors
     /// [`GatewayError::Store`] when the store cannot be written.
     pub async fn review(
@@ -216,6 +234,38 @@ impl Pinning {
         complete: bool,
         now_ms: i64,
     ) -> Result<HashMap<String, Decision>, GatewayError> {
+        const ATTEMPTS: usize = 3;
+        let mut attempt = 1;
+        loop {
+            let (mut decisions, lost) = self.review_once(kind, items, complete, now_ms).await?;
+            self.reload().await?;
+            if lost.is_empty() {
+                return Ok(decisions);
+            }
+            if attempt == ATTEMPTS {
+                for key in lost {
+                    decisions.insert(
+                        key,
+                        Decision::Withhold {
+                            why: "changed".into(),
+                        },
+                    );
+                }
+                return Ok(decisions);
+            }
+            attempt += 1;
+        }
+    }
+
+    /// One pass of [`Pinning::review`] on the cached pins: the decisions, and the keys
+    /// whose row write lost a race (the row changed since it was cached).
+    async fn review_once(
+        &self,
+        kind: DescriptorKind,
+        items: &[&Value],
+        complete: bool,
+        now_ms: i64,
+    ) -> Result<(HashMap<String, Decision>, Vec<String>), GatewayError> {
         let kind_name = pins::kind_name(kind);
         let current: Vec<(CurrentItem, &Value)> = items
             .iter()
@@ -254,6 +304,7 @@ impl Pinning {
             .map(|(c, d)| (c.key.key.as_str(), *d))
             .collect();
         let mut decisions = HashMap::new();
+        let mut lost = Vec::new();
         for change in pins::compare(&pinned, &currents) {
             let key = change.key().key.clone();
             let existing = rows.get(&key);
@@ -350,15 +401,18 @@ impl Pinning {
                     },
                 ),
             };
-            if let Some(record) = record {
-                self.store.put_pin(&record).await?;
+            let removed = matches!(change, Change::Removed { .. });
+            if let Some(record) = record
+                && !self.store.put_pin_if(&record, existing).await?
+                && !removed
+            {
+                lost.push(key.clone());
             }
-            if !matches!(change, Change::Removed { .. }) {
+            if !removed {
                 decisions.insert(key, decision);
             }
         }
-        self.reload().await?;
-        Ok(decisions)
+        Ok((decisions, lost))
     }
 
     /// The state of the pin of `(kind, key)`, if there is one.
@@ -375,7 +429,10 @@ impl Pinning {
     }
 }
 
-/// Checks the launch config of `name` against its pin and records the outcome.
+/// Checks the launch config of `name` against its pin and records the outcome. The pin
+/// row is written compare-and-set: `None` when another process changed it between the
+/// read and the write (another instance starting, `pins approve` or `revoke`); the
+/// caller checks again on the new row.
 async fn check_launch(
     store: &Store,
     name: &str,
@@ -383,7 +440,7 @@ async fn check_launch(
     hash: &str,
     mode: PinMode,
     now_ms: i64,
-) -> Result<LaunchCheck, GatewayError> {
+) -> Result<Option<LaunchCheck>, GatewayError> {
     let existing = store
         .pins(&PinFilter {
             server_identity: Some(name.to_owned()),
@@ -470,8 +527,10 @@ async fn check_launch(
             ),
         },
     };
-    if let Some(row) = row {
-        store.put_pin(&row).await?;
+    if let Some(row) = row
+        && !store.put_pin_if(&row, existing.as_ref()).await?
+    {
+        return Ok(None);
     }
     let pin_id = store
         .pins(&PinFilter {
@@ -482,9 +541,9 @@ async fn check_launch(
         .into_iter()
         .find(|p| p.kind == LAUNCH_KIND)
         .map_or(0, |p| p.id);
-    Ok(LaunchCheck {
+    Ok(Some(LaunchCheck {
         findings,
         refused,
         pin_id,
-    })
+    }))
 }

@@ -865,3 +865,6 @@ mod loopback;
 
 #[path = "support/procs.rs"]
 mod procs;
+
+#[path = "../../bastion-store/tests/support/testdb.rs"]
+mod testdb;

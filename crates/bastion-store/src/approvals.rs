@@ -8,10 +8,9 @@
 //! the audit record of one confirmation: the policy's action, the channel that asked,
 //! the answer, the call digest and the human's latency.
 
+use crate::backend::Cols;
 use crate::{Store, StoreError};
 use serde::{Deserialize, Serialize};
-use sqlx::Row;
-use sqlx::sqlite::SqliteRow;
 
 /// One "always allow" grant. JSON shape (as printed by `approvals list --json`):
 /// `{"id", "server_identity", "server_name", "tool", "pin_hash", "source",
@@ -83,40 +82,40 @@ pub struct ApprovalDecision {
     pub arguments: Option<String>,
 }
 
-fn grant_from_row(r: &SqliteRow) -> Grant {
+fn grant_from_row(r: &impl Cols) -> Grant {
     Grant {
-        id: r.get("id"),
-        server_identity: r.get("server_identity"),
-        server_name: r.get("server_name"),
-        tool: r.get("tool"),
-        pin_hash: r.get("pin_hash"),
-        source: r.get("source"),
-        created_ms: r.get("created_ms"),
-        revoked_ms: r.get("revoked_ms"),
+        id: r.col("id"),
+        server_identity: r.col("server_identity"),
+        server_name: r.col("server_name"),
+        tool: r.col("tool"),
+        pin_hash: r.col("pin_hash"),
+        source: r.col("source"),
+        created_ms: r.col("created_ms"),
+        revoked_ms: r.col("revoked_ms"),
     }
 }
 
-fn decision_from_row(r: &SqliteRow) -> ApprovalDecision {
-    let reasons: Option<String> = r.get("reasons");
+fn decision_from_row(r: &impl Cols) -> ApprovalDecision {
+    let reasons: Option<String> = r.col("reasons");
     ApprovalDecision {
-        id: r.get("id"),
-        time_ms: r.get("time_ms"),
-        server_name: r.get("server_name"),
-        server_identity: r.get("server_identity"),
-        tool: r.get("tool"),
-        request_id: r.get("request_id"),
-        digest: r.get("digest"),
-        action: r.get("action"),
-        tier: r.get("tier"),
+        id: r.col("id"),
+        time_ms: r.col("time_ms"),
+        server_name: r.col("server_name"),
+        server_identity: r.col("server_identity"),
+        tool: r.col("tool"),
+        request_id: r.col("request_id"),
+        digest: r.col("digest"),
+        action: r.col("action"),
+        tier: r.col("tier"),
         reasons: reasons
             .filter(|s| !s.is_empty())
             .map(|s| s.split(',').map(str::to_owned).collect())
             .unwrap_or_default(),
-        channel: r.get("channel"),
-        outcome: r.get("outcome"),
-        answer: r.get("answer"),
-        latency_ms: r.get("latency_ms"),
-        arguments: r.get("arguments"),
+        channel: r.col("channel"),
+        outcome: r.col("outcome"),
+        answer: r.col("answer"),
+        latency_ms: r.col("latency_ms"),
+        arguments: r.col("arguments"),
     }
 }
 
@@ -125,36 +124,29 @@ const GRANT_COLUMNS: &str =
 
 impl Store {
     /// Records a grant for `(server_identity, tool, pin_hash)`; an existing revoked grant
-    /// for the same triple is put back in force. Returns the row.
+    /// for the same triple is put back in force. Returns the row (one upsert with
+    /// `RETURNING`).
     ///
     /// # Errors
     /// [`StoreError::Query`] when the database cannot be written.
     pub async fn put_grant(&self, grant: &Grant) -> Result<Grant, StoreError> {
-        sqlx::query(
+        let sql = format!(
             "INSERT INTO approval_grants (server_identity, server_name, tool, pin_hash, source, created_ms, revoked_ms) \
              VALUES ($1, $2, $3, $4, $5, $6, NULL) \
              ON CONFLICT (server_identity, tool, pin_hash) DO UPDATE SET revoked_ms = NULL, \
-             source = excluded.source, created_ms = excluded.created_ms",
-        )
-        .bind(&grant.server_identity)
-        .bind(&grant.server_name)
-        .bind(&grant.tool)
-        .bind(&grant.pin_hash)
-        .bind(&grant.source)
-        .bind(grant.created_ms)
-        .execute(&self.pool)
-        .await?;
-        let sql = format!(
-            "SELECT {GRANT_COLUMNS} FROM approval_grants \
-             WHERE server_identity = $1 AND tool = $2 AND pin_hash = $3"
+             source = excluded.source, created_ms = excluded.created_ms RETURNING {GRANT_COLUMNS}"
         );
-        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
-            .bind(&grant.server_identity)
-            .bind(&grant.tool)
-            .bind(&grant.pin_hash)
-            .fetch_one(&self.pool)
-            .await?;
-        Ok(grant_from_row(&row))
+        Ok(with_pool!(self, pool => grant_from_row(
+            &sqlx::query(sqlx::AssertSqlSafe(sql))
+                .bind(&grant.server_identity)
+                .bind(&grant.server_name)
+                .bind(&grant.tool)
+                .bind(&grant.pin_hash)
+                .bind(&grant.source)
+                .bind(grant.created_ms)
+                .fetch_one(pool)
+                .await?
+        )))
     }
 
     /// The grant in force for exactly this tool descriptor of this server identity.
@@ -172,13 +164,16 @@ impl Store {
             "SELECT {GRANT_COLUMNS} FROM approval_grants WHERE server_identity = $1 \
              AND tool = $2 AND pin_hash = $3 AND revoked_ms IS NULL"
         );
-        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+        Ok(
+            with_pool!(self, pool => sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(server_identity)
             .bind(tool)
             .bind(pin_hash)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.as_ref().map(grant_from_row))
+            .fetch_optional(pool)
+            .await?
+            .as_ref()
+            .map(grant_from_row)),
+        )
     }
 
     /// Grants matching `filter`, by server, tool and id.
@@ -190,38 +185,37 @@ impl Store {
             "SELECT {GRANT_COLUMNS} FROM approval_grants WHERE ($1 IS NULL OR server_name = $1) \
              AND ($2 = 1 OR revoked_ms IS NULL) ORDER BY server_name, tool, id"
         );
-        let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+        Ok(
+            with_pool!(self, pool => sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(&filter.server_name)
             .bind(i64::from(filter.include_revoked))
-            .fetch_all(&self.pool)
-            .await?;
-        Ok(rows.iter().map(grant_from_row).collect())
+            .fetch_all(pool)
+            .await?
+            .iter()
+            .map(grant_from_row)
+            .collect()),
+        )
     }
 
     /// Revokes grant `id`. Returns the updated row, `None` when there is no grant in
-    /// force with that id.
+    /// force with that id (one `UPDATE … RETURNING`).
     ///
     /// # Errors
     /// [`StoreError::Query`] when the database cannot be written.
     pub async fn revoke_grant(&self, id: i64, now_ms: i64) -> Result<Option<Grant>, StoreError> {
-        let done = sqlx::query(
-            "UPDATE approval_grants SET revoked_ms = $2 WHERE id = $1 AND revoked_ms IS NULL",
-        )
-        .bind(id)
-        .bind(now_ms)
-        .execute(&self.pool)
-        .await?
-        .rows_affected()
-            > 0;
-        if !done {
-            return Ok(None);
-        }
-        let sql = format!("SELECT {GRANT_COLUMNS} FROM approval_grants WHERE id = $1");
-        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+        let sql = format!(
+            "UPDATE approval_grants SET revoked_ms = $2 WHERE id = $1 AND revoked_ms IS NULL \
+             RETURNING {GRANT_COLUMNS}"
+        );
+        Ok(
+            with_pool!(self, pool => sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(id)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.as_ref().map(grant_from_row))
+            .bind(now_ms)
+            .fetch_optional(pool)
+            .await?
+            .as_ref()
+            .map(grant_from_row)),
+        )
     }
 
     /// Appends one confirmation decision.
@@ -229,7 +223,7 @@ impl Store {
     /// # Errors
     /// [`StoreError::Query`] when the database cannot be written.
     pub async fn record_decision(&self, d: &ApprovalDecision) -> Result<(), StoreError> {
-        sqlx::query(
+        with_pool!(self, pool => sqlx::query(
             "INSERT INTO approval_decisions (time_ms, server_name, server_identity, tool, request_id, \
              digest, action, tier, reasons, channel, outcome, answer, latency_ms, arguments) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
@@ -248,8 +242,9 @@ impl Store {
         .bind(&d.answer)
         .bind(d.latency_ms)
         .bind(&d.arguments)
-        .execute(&self.pool)
-        .await?;
+        .execute(pool)
+        .await
+        .map(drop)?);
         Ok(())
     }
 
@@ -262,16 +257,18 @@ impl Store {
         server_name: Option<&str>,
         limit: i64,
     ) -> Result<Vec<ApprovalDecision>, StoreError> {
-        let rows = sqlx::query(
+        Ok(with_pool!(self, pool => sqlx::query(
             "SELECT * FROM (SELECT id, time_ms, server_name, server_identity, tool, request_id, digest, \
              action, tier, reasons, channel, outcome, answer, latency_ms, arguments \
              FROM approval_decisions WHERE ($1 IS NULL OR server_name = $1) \
-             ORDER BY id DESC LIMIT $2) ORDER BY id",
+             ORDER BY id DESC LIMIT $2) AS newest ORDER BY id",
         )
         .bind(server_name)
         .bind(limit)
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(rows.iter().map(decision_from_row).collect())
+        .fetch_all(pool)
+        .await?
+        .iter()
+        .map(decision_from_row)
+        .collect()))
     }
 }

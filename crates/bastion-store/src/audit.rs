@@ -3,13 +3,15 @@
 //! Rows carry method, tool, sizes, digests, verdicts and reason codes, never payload text
 //! or argument values (DESIGN §4 "Nothing secret is logged").
 
+use crate::backend::Cols;
 use crate::{Store, StoreError};
 use serde::{Deserialize, Serialize};
-use sqlx::{QueryBuilder, Row, Sqlite};
+use sqlx::QueryBuilder;
 
 /// One audit event. JSON shape (as printed by `mcp-bastion audit --json`, one per line):
 /// `{"id", "time_ms", "server", "direction", "message_kind", "method", "tool",
-/// "request_id", "verdict", "reason", "codes", "bytes", "removed_chars", "digest"}`.
+/// "request_id", "verdict", "reason", "codes", "bytes", "removed_chars", "digest",
+/// "instance"}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuditEvent {
     /// Row id (assigned by the store; 0 before insertion).
@@ -43,6 +45,12 @@ pub struct AuditEvent {
     pub removed_chars: i64,
     /// SHA-256 (lowercase hex) of the frame bytes.
     pub digest: Option<String>,
+    /// The gateway instance that recorded it (`<host>-<pid>-<random>`, see
+    /// `bastion_gateway::instance_id`), so the events of several gateways sharing one
+    /// store stay apart (`scan` stamps its own process too); `None` for events recorded
+    /// before the column existed (migration 6).
+    #[serde(default)]
+    pub instance: Option<String>,
 }
 
 /// Filter for [`Store::audit_events`].
@@ -54,6 +62,8 @@ pub struct AuditQuery {
     pub since_ms: Option<i64>,
     /// At most this many events (the newest); `None` = 100.
     pub limit: Option<i64>,
+    /// Only events of this gateway instance ([`AuditEvent::instance`]).
+    pub instance: Option<String>,
 }
 
 impl Store {
@@ -71,30 +81,33 @@ impl Store {
     /// # Errors
     /// As [`Store::record_audit`]; on error none of the batch is written.
     pub async fn record_audit_batch(&self, events: &[AuditEvent]) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
-        for chunk in insert_chunks(events) {
-            let mut q: QueryBuilder<Sqlite> = QueryBuilder::new(
-                "INSERT INTO audit_events (time_ms, server, direction, message_kind, method, tool, request_id, \
-                 verdict, reason, codes, bytes, removed_chars, digest) ",
-            );
-            q.push_values(chunk, |mut row, e| {
-                row.push_bind(e.time_ms)
-                    .push_bind(&e.server)
-                    .push_bind(&e.direction)
-                    .push_bind(&e.message_kind)
-                    .push_bind(&e.method)
-                    .push_bind(&e.tool)
-                    .push_bind(&e.request_id)
-                    .push_bind(&e.verdict)
-                    .push_bind(&e.reason)
-                    .push_bind((!e.codes.is_empty()).then(|| e.codes.join(",")))
-                    .push_bind(e.bytes)
-                    .push_bind(e.removed_chars)
-                    .push_bind(&e.digest);
-            });
-            q.build().execute(&mut *tx).await?;
-        }
-        tx.commit().await?;
+        with_pool!(self, pool => {
+            let mut tx = pool.begin().await?;
+            for chunk in insert_chunks(events) {
+                let mut q = QueryBuilder::new(
+                    "INSERT INTO audit_events (time_ms, server, direction, message_kind, method, tool, request_id, \
+                     verdict, reason, codes, bytes, removed_chars, digest, instance) ",
+                );
+                q.push_values(chunk, |mut row, e| {
+                    row.push_bind(e.time_ms)
+                        .push_bind(&e.server)
+                        .push_bind(&e.direction)
+                        .push_bind(&e.message_kind)
+                        .push_bind(&e.method)
+                        .push_bind(&e.tool)
+                        .push_bind(&e.request_id)
+                        .push_bind(&e.verdict)
+                        .push_bind(&e.reason)
+                        .push_bind((!e.codes.is_empty()).then(|| e.codes.join(",")))
+                        .push_bind(e.bytes)
+                        .push_bind(e.removed_chars)
+                        .push_bind(&e.digest)
+                        .push_bind(&e.instance);
+                });
+                q.build().execute(&mut *tx).await?;
+            }
+            tx.commit().await?;
+        });
         Ok(())
     }
 
@@ -103,46 +116,51 @@ impl Store {
     /// # Errors
     /// [`StoreError::Query`] when the database cannot be read.
     pub async fn audit_events(&self, query: &AuditQuery) -> Result<Vec<AuditEvent>, StoreError> {
-        let rows = sqlx::query(
+        let mut events = with_pool!(self, pool => sqlx::query(
             "SELECT id, time_ms, server, direction, message_kind, method, tool, request_id, verdict, reason, \
-             codes, bytes, removed_chars, digest FROM audit_events \
+             codes, bytes, removed_chars, digest, instance FROM audit_events \
              WHERE ($1 IS NULL OR server = $1) AND ($2 IS NULL OR time_ms >= $2) \
-             ORDER BY id DESC LIMIT $3",
+             AND ($4 IS NULL OR instance = $4) ORDER BY id DESC LIMIT $3",
         )
         .bind(&query.server)
         .bind(query.since_ms)
         .bind(query.limit.unwrap_or(100).max(0))
-        .fetch_all(&self.pool)
-        .await?;
-        let mut events = rows
-            .into_iter()
-            .map(|r| AuditEvent {
-                id: r.get("id"),
-                time_ms: r.get("time_ms"),
-                server: r.get("server"),
-                direction: r.get("direction"),
-                message_kind: r.get("message_kind"),
-                method: r.get("method"),
-                tool: r.get("tool"),
-                request_id: r.get("request_id"),
-                verdict: r.get("verdict"),
-                reason: r.get("reason"),
-                codes: r
-                    .get::<Option<String>, _>("codes")
-                    .map(|c| c.split(',').map(str::to_owned).collect())
-                    .unwrap_or_default(),
-                bytes: r.get("bytes"),
-                removed_chars: r.get("removed_chars"),
-                digest: r.get("digest"),
-            })
-            .collect::<Vec<_>>();
+        .bind(&query.instance)
+        .fetch_all(pool)
+        .await?
+        .iter()
+        .map(event_from_row)
+        .collect::<Vec<_>>());
         events.reverse();
         Ok(events)
     }
 }
 
-/// Most rows per audit INSERT statement: 13 bound values each, well under `SQLite`'s limit
-/// of 32 766 variables; one statement per chunk keeps round trips to the database worker
+fn event_from_row(r: &impl Cols) -> AuditEvent {
+    AuditEvent {
+        id: r.col("id"),
+        time_ms: r.col("time_ms"),
+        server: r.col("server"),
+        direction: r.col("direction"),
+        message_kind: r.col("message_kind"),
+        method: r.col("method"),
+        tool: r.col("tool"),
+        request_id: r.col("request_id"),
+        verdict: r.col("verdict"),
+        reason: r.col("reason"),
+        codes: r
+            .col::<Option<String>>("codes")
+            .map(|c| c.split(',').map(str::to_owned).collect())
+            .unwrap_or_default(),
+        bytes: r.col("bytes"),
+        removed_chars: r.col("removed_chars"),
+        digest: r.col("digest"),
+        instance: r.col("instance"),
+    }
+}
+
+/// Most rows per audit INSERT statement: 14 bound values each, well under `SQLite`'s limit
+/// of 32 766 variables and `PostgreSQL`'s 65 535; one statement per chunk keeps round trips to the database worker
 /// few under load.
 const MAX_ROWS_PER_INSERT: usize = 256;
 

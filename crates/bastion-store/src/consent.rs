@@ -5,15 +5,15 @@
 //! [`Store::record_consent`] writes the row and reads it back, comparing every field,
 //! before the caller tells the server anything: a ledger that cannot be written or
 //! reads back something else is an error, and the caller fails closed. A consent id can
-//! be consumed once ([`Store::consume_consent`], enforced by a primary key).
+//! be consumed once ([`Store::consume_consent`], enforced by a primary key: one
+//! statement, so also across gateway instances sharing a `PostgreSQL` store).
 //!
 //! [`FlowRecord`] persists the URL elicitation state machine of
 //! `bastion_core::elicit::flow` (state names as its `FlowState::as_str`).
 
+use crate::backend::Cols;
 use crate::{Store, StoreError};
 use serde::{Deserialize, Serialize};
-use sqlx::Row;
-use sqlx::sqlite::SqliteRow;
 
 /// One URL-mode decision. JSON shape: the field names below.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -94,35 +94,35 @@ const CONSENT_COLUMNS: &str = "decision_id, consent_id, server_identity, server_
     elicitation_id, normalized_url, registrable_domain, request_digest, verdict, decision, reason, \
     created_ms, decided_ms";
 
-fn consent_from_row(r: &SqliteRow) -> ConsentRecord {
+fn consent_from_row(r: &impl Cols) -> ConsentRecord {
     ConsentRecord {
-        decision_id: r.get("decision_id"),
-        consent_id: r.get("consent_id"),
-        server_identity: r.get("server_identity"),
-        server_name: r.get("server_name"),
-        session: r.get("session"),
-        elicitation_id: r.get("elicitation_id"),
-        normalized_url: r.get("normalized_url"),
-        registrable_domain: r.get("registrable_domain"),
-        request_digest: r.get("request_digest"),
-        verdict: r.get("verdict"),
-        decision: r.get("decision"),
-        reason: r.get("reason"),
-        created_ms: r.get("created_ms"),
-        decided_ms: r.get("decided_ms"),
+        decision_id: r.col("decision_id"),
+        consent_id: r.col("consent_id"),
+        server_identity: r.col("server_identity"),
+        server_name: r.col("server_name"),
+        session: r.col("session"),
+        elicitation_id: r.col("elicitation_id"),
+        normalized_url: r.col("normalized_url"),
+        registrable_domain: r.col("registrable_domain"),
+        request_digest: r.col("request_digest"),
+        verdict: r.col("verdict"),
+        decision: r.col("decision"),
+        reason: r.col("reason"),
+        created_ms: r.col("created_ms"),
+        decided_ms: r.col("decided_ms"),
     }
 }
 
-fn flow_from_row(r: &SqliteRow) -> FlowRecord {
+fn flow_from_row(r: &impl Cols) -> FlowRecord {
     FlowRecord {
-        server_name: r.get("server_name"),
-        session: r.get("session"),
-        elicitation_id: r.get("elicitation_id"),
-        url: r.get("url"),
-        state: r.get("state"),
-        created_ms: r.get("created_ms"),
-        updated_ms: r.get("updated_ms"),
-        expires_ms: r.get("expires_ms"),
+        server_name: r.col("server_name"),
+        session: r.col("session"),
+        elicitation_id: r.col("elicitation_id"),
+        url: r.col("url"),
+        state: r.col("state"),
+        created_ms: r.col("created_ms"),
+        updated_ms: r.col("updated_ms"),
+        expires_ms: r.col("expires_ms"),
     }
 }
 
@@ -134,32 +134,38 @@ impl Store {
     /// [`ConsentError::Store`] when the row cannot be written or read (a duplicate
     /// `consent_id` included); [`ConsentError::Mismatch`] when the read-back differs.
     pub async fn record_consent(&self, c: &ConsentRecord) -> Result<ConsentRecord, ConsentError> {
-        sqlx::query(
-            "INSERT INTO consent_ledger (consent_id, server_identity, server_name, session, elicitation_id, \
-             normalized_url, registrable_domain, request_digest, verdict, decision, reason, created_ms, decided_ms) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
-        )
-        .bind(&c.consent_id)
-        .bind(&c.server_identity)
-        .bind(&c.server_name)
-        .bind(&c.session)
-        .bind(&c.elicitation_id)
-        .bind(&c.normalized_url)
-        .bind(&c.registrable_domain)
-        .bind(&c.request_digest)
-        .bind(&c.verdict)
-        .bind(&c.decision)
-        .bind(&c.reason)
-        .bind(c.created_ms)
-        .bind(c.decided_ms)
-        .execute(&self.pool)
-        .await?;
-        let sql = format!("SELECT {CONSENT_COLUMNS} FROM consent_ledger WHERE consent_id = $1");
-        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+        let read_back =
+            format!("SELECT {CONSENT_COLUMNS} FROM consent_ledger WHERE consent_id = $1");
+        let stored = with_pool!(self, pool => {
+            sqlx::query(
+                "INSERT INTO consent_ledger (consent_id, server_identity, server_name, session, elicitation_id, \
+                 normalized_url, registrable_domain, request_digest, verdict, decision, reason, created_ms, decided_ms) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+            )
             .bind(&c.consent_id)
-            .fetch_one(&self.pool)
+            .bind(&c.server_identity)
+            .bind(&c.server_name)
+            .bind(&c.session)
+            .bind(&c.elicitation_id)
+            .bind(&c.normalized_url)
+            .bind(&c.registrable_domain)
+            .bind(&c.request_digest)
+            .bind(&c.verdict)
+            .bind(&c.decision)
+            .bind(&c.reason)
+            .bind(c.created_ms)
+            .bind(c.decided_ms)
+            .execute(pool)
             .await?;
-        let stored = consent_from_row(&row);
+            // A separate read (not RETURNING): what is compared is what a later reader
+            // of the ledger gets.
+            consent_from_row(
+                &sqlx::query(sqlx::AssertSqlSafe(read_back))
+                    .bind(&c.consent_id)
+                    .fetch_one(pool)
+                    .await?,
+            )
+        });
         let comparable = ConsentRecord {
             decision_id: stored.decision_id,
             ..c.clone()
@@ -173,6 +179,10 @@ impl Store {
     /// Consumes consent `consent_id` for `purpose`: `true` the first time, `false` when
     /// it was already consumed or does not exist.
     ///
+    /// One `INSERT … SELECT … ON CONFLICT DO NOTHING` on the primary key of
+    /// `consent_uses`: of any number of concurrent attempts, in one process or in
+    /// several sharing the database, exactly one inserts the row and gets `true`.
+    ///
     /// # Errors
     /// [`StoreError::Query`] when the database cannot be written.
     pub async fn consume_consent(
@@ -181,7 +191,7 @@ impl Store {
         purpose: &str,
         now_ms: i64,
     ) -> Result<bool, StoreError> {
-        let done = sqlx::query(
+        let done = with_pool!(self, pool => sqlx::query(
             "INSERT INTO consent_uses (consent_id, used_ms, purpose) \
              SELECT consent_id, $2, $3 FROM consent_ledger WHERE consent_id = $1 \
              ON CONFLICT (consent_id) DO NOTHING",
@@ -189,11 +199,10 @@ impl Store {
         .bind(consent_id)
         .bind(now_ms)
         .bind(purpose)
-        .execute(&self.pool)
+        .execute(pool)
         .await?
-        .rows_affected()
-            > 0;
-        Ok(done)
+        .rows_affected());
+        Ok(done > 0)
     }
 
     /// The newest `limit` ledger rows (of `server_name` when given), oldest first.
@@ -207,15 +216,19 @@ impl Store {
     ) -> Result<Vec<ConsentRecord>, StoreError> {
         let sql = format!(
             "SELECT * FROM (SELECT {CONSENT_COLUMNS} FROM consent_ledger \
-             WHERE ($1 IS NULL OR server_name = $1) ORDER BY decision_id DESC LIMIT $2) \
+             WHERE ($1 IS NULL OR server_name = $1) ORDER BY decision_id DESC LIMIT $2) AS newest \
              ORDER BY decision_id"
         );
-        let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+        Ok(
+            with_pool!(self, pool => sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(server_name)
             .bind(limit)
-            .fetch_all(&self.pool)
-            .await?;
-        Ok(rows.iter().map(consent_from_row).collect())
+            .fetch_all(pool)
+            .await?
+            .iter()
+            .map(consent_from_row)
+            .collect()),
+        )
     }
 
     /// Inserts or updates the flow of `(server_name, session, elicitation_id)`.
@@ -223,7 +236,7 @@ impl Store {
     /// # Errors
     /// [`StoreError::Query`] when the database cannot be written.
     pub async fn put_flow(&self, f: &FlowRecord) -> Result<(), StoreError> {
-        sqlx::query(
+        with_pool!(self, pool => sqlx::query(
             "INSERT INTO elicitation_flows (server_name, session, elicitation_id, url, state, created_ms, updated_ms, expires_ms) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
              ON CONFLICT (server_name, session, elicitation_id) DO UPDATE SET state = excluded.state, \
@@ -237,8 +250,9 @@ impl Store {
         .bind(f.created_ms)
         .bind(f.updated_ms)
         .bind(f.expires_ms)
-        .execute(&self.pool)
-        .await?;
+        .execute(pool)
+        .await
+        .map(drop)?);
         Ok(())
     }
 
@@ -252,14 +266,16 @@ impl Store {
         server_name: &str,
         elicitation_id: &str,
     ) -> Result<Vec<FlowRecord>, StoreError> {
-        let rows = sqlx::query(
+        Ok(with_pool!(self, pool => sqlx::query(
             "SELECT server_name, session, elicitation_id, url, state, created_ms, updated_ms, expires_ms \
              FROM elicitation_flows WHERE server_name = $1 AND elicitation_id = $2 ORDER BY created_ms",
         )
         .bind(server_name)
         .bind(elicitation_id)
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(rows.iter().map(flow_from_row).collect())
+        .fetch_all(pool)
+        .await?
+        .iter()
+        .map(flow_from_row)
+        .collect()))
     }
 }

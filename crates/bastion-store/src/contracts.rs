@@ -7,10 +7,9 @@
 //! one of a server id is its active contract. The rules live in
 //! `bastion_core::contract`; this module only stores.
 
+use crate::backend::Cols;
 use crate::{Store, StoreError};
 use serde::{Deserialize, Serialize};
-use sqlx::Row;
-use sqlx::sqlite::SqliteRow;
 
 /// One accepted manifest. JSON: the field names below.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -47,13 +46,13 @@ pub struct ContractActivation {
     pub activated_ms: i64,
 }
 
-fn accepted_from_row(row: &SqliteRow) -> AcceptedContract {
+fn accepted_from_row(row: &impl Cols) -> AcceptedContract {
     AcceptedContract {
-        server_id: row.get("server_id"),
-        contract_version: row.get("contract_version"),
-        manifest_sha256: row.get("manifest_sha256"),
-        key_id: row.get("key_id"),
-        accepted_ms: row.get("accepted_ms"),
+        server_id: row.col("server_id"),
+        contract_version: row.col("contract_version"),
+        manifest_sha256: row.col("manifest_sha256"),
+        key_id: row.col("key_id"),
+        accepted_ms: row.col("accepted_ms"),
     }
 }
 
@@ -64,15 +63,15 @@ fn split(list: &str) -> Vec<String> {
         .collect()
 }
 
-fn activation_from_row(row: &SqliteRow) -> ContractActivation {
+fn activation_from_row(row: &impl Cols) -> ContractActivation {
     ContractActivation {
-        id: row.get("id"),
-        server_id: row.get("server_id"),
-        contract_version: row.get("contract_version"),
-        manifest_sha256: row.get("manifest_sha256"),
-        approver_key_ids: split(row.get("approver_key_ids")),
-        approval_ids: split(row.get("approval_ids")),
-        activated_ms: row.get("activated_ms"),
+        id: row.col("id"),
+        server_id: row.col("server_id"),
+        contract_version: row.col("contract_version"),
+        manifest_sha256: row.col("manifest_sha256"),
+        approver_key_ids: split(&row.col::<String>("approver_key_ids")),
+        approval_ids: split(&row.col::<String>("approval_ids")),
+        activated_ms: row.col("activated_ms"),
     }
 }
 
@@ -91,11 +90,14 @@ impl Store {
             "SELECT {ACCEPTED_COLUMNS} FROM contract_versions WHERE server_id = $1 \
              ORDER BY contract_version DESC LIMIT 1"
         );
-        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+        Ok(
+            with_pool!(self, pool => sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(server_id)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.as_ref().map(accepted_from_row))
+            .fetch_optional(pool)
+            .await?
+            .as_ref()
+            .map(accepted_from_row)),
+        )
     }
 
     /// Records `accepted` unless its `(server_id, contract_version)` is already recorded;
@@ -108,27 +110,30 @@ impl Store {
         &self,
         accepted: &AcceptedContract,
     ) -> Result<AcceptedContract, StoreError> {
-        sqlx::query(
-            "INSERT INTO contract_versions (server_id, contract_version, manifest_sha256, key_id, accepted_ms) \
-             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (server_id, contract_version) DO NOTHING",
-        )
-        .bind(&accepted.server_id)
-        .bind(accepted.contract_version)
-        .bind(&accepted.manifest_sha256)
-        .bind(&accepted.key_id)
-        .bind(accepted.accepted_ms)
-        .execute(&self.pool)
-        .await?;
         let sql = format!(
             "SELECT {ACCEPTED_COLUMNS} FROM contract_versions \
              WHERE server_id = $1 AND contract_version = $2"
         );
-        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+        Ok(with_pool!(self, pool => {
+            sqlx::query(
+                "INSERT INTO contract_versions (server_id, contract_version, manifest_sha256, key_id, accepted_ms) \
+                 VALUES ($1, $2, $3, $4, $5) ON CONFLICT (server_id, contract_version) DO NOTHING",
+            )
             .bind(&accepted.server_id)
             .bind(accepted.contract_version)
-            .fetch_one(&self.pool)
+            .bind(&accepted.manifest_sha256)
+            .bind(&accepted.key_id)
+            .bind(accepted.accepted_ms)
+            .execute(pool)
             .await?;
-        Ok(accepted_from_row(&row))
+            accepted_from_row(
+                &sqlx::query(sqlx::AssertSqlSafe(sql))
+                    .bind(&accepted.server_id)
+                    .bind(accepted.contract_version)
+                    .fetch_one(pool)
+                    .await?,
+            )
+        }))
     }
 
     /// Records an activation; returns it with its row id.
@@ -139,9 +144,9 @@ impl Store {
         &self,
         activation: &ContractActivation,
     ) -> Result<ContractActivation, StoreError> {
-        let done = sqlx::query(
+        let id: i64 = with_pool!(self, pool => sqlx::query_scalar(
             "INSERT INTO contract_activations (server_id, contract_version, manifest_sha256, \
-             approver_key_ids, approval_ids, activated_ms) VALUES ($1, $2, $3, $4, $5, $6)",
+             approver_key_ids, approval_ids, activated_ms) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
         )
         .bind(&activation.server_id)
         .bind(activation.contract_version)
@@ -149,10 +154,10 @@ impl Store {
         .bind(activation.approver_key_ids.join(","))
         .bind(activation.approval_ids.join(","))
         .bind(activation.activated_ms)
-        .execute(&self.pool)
-        .await?;
+        .fetch_one(pool)
+        .await?);
         Ok(ContractActivation {
-            id: done.last_insert_rowid(),
+            id,
             ..activation.clone()
         })
     }
@@ -165,86 +170,15 @@ impl Store {
         &self,
         server_id: &str,
     ) -> Result<Option<ContractActivation>, StoreError> {
-        let row = sqlx::query(
+        Ok(with_pool!(self, pool => sqlx::query(
             "SELECT id, server_id, contract_version, manifest_sha256, approver_key_ids, \
              approval_ids, activated_ms FROM contract_activations WHERE server_id = $1 \
              ORDER BY id DESC LIMIT 1",
         )
         .bind(server_id)
-        .fetch_optional(&self.pool)
-        .await?;
-        Ok(row.as_ref().map(activation_from_row))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn accepted(version: i64, hash: &str) -> AcceptedContract {
-        AcceptedContract {
-            server_id: "io.example/notes".into(),
-            contract_version: version,
-            manifest_sha256: hash.into(),
-            key_id: "0123456789abcdef".into(),
-            accepted_ms: 1,
-        }
-    }
-
-    #[tokio::test]
-    async fn accepted_versions_and_activations() {
-        let store = Store::open("sqlite::memory:").await.unwrap();
-        assert!(
-            store
-                .latest_accepted_contract("io.example/notes")
-                .await
-                .unwrap()
-                .is_none()
-        );
-        store
-            .record_accepted_contract(&accepted(3, "aa"))
-            .await
-            .unwrap();
-        store
-            .record_accepted_contract(&accepted(5, "bb"))
-            .await
-            .unwrap();
-        // Same version, other content: the first row stays in force.
-        let again = store
-            .record_accepted_contract(&accepted(5, "cc"))
-            .await
-            .unwrap();
-        assert_eq!(again.manifest_sha256, "bb");
-        let latest = store
-            .latest_accepted_contract("io.example/notes")
-            .await
-            .unwrap()
-            .unwrap();
-        assert_eq!(latest.contract_version, 5);
-        assert!(
-            store
-                .latest_accepted_contract("other")
-                .await
-                .unwrap()
-                .is_none()
-        );
-
-        let act = ContractActivation {
-            id: 0,
-            server_id: "io.example/notes".into(),
-            contract_version: 5,
-            manifest_sha256: "bb".into(),
-            approver_key_ids: vec!["k1".into(), "k2".into()],
-            approval_ids: vec!["a1".into(), "a2".into()],
-            activated_ms: 2,
-        };
-        let stored = store.record_contract_activation(&act).await.unwrap();
-        assert!(stored.id > 0);
-        let active = store
-            .active_contract("io.example/notes")
-            .await
-            .unwrap()
-            .unwrap();
-        assert_eq!(active, stored);
+        .fetch_optional(pool)
+        .await?
+        .as_ref()
+        .map(activation_from_row)))
     }
 }

@@ -6,10 +6,9 @@
 //! `pending` until a user approves or revokes it. What counts as a change and what to do
 //! about it is decided by the core (`bastion_core::pins`); the store keeps the rows.
 
+use crate::backend::Cols;
 use crate::{Store, StoreError};
 use serde::{Deserialize, Serialize};
-use sqlx::Row;
-use sqlx::sqlite::SqliteRow;
 
 /// The state of a pin row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -108,33 +107,33 @@ pub struct PinFilter {
     pub state: Option<PinState>,
 }
 
-fn pin_from_row(r: &SqliteRow) -> PinRecord {
+fn pin_from_row(r: &impl Cols) -> PinRecord {
     PinRecord {
-        id: r.get("id"),
-        server_identity: r.get("server_identity"),
-        server_name: r.get("server_name"),
-        kind: r.get("kind"),
-        item_key: r.get("item_key"),
-        state: PinState::parse(r.get::<String, _>("state").as_str()),
-        approved_hash: r.get("approved_hash"),
-        approved_descriptor: r.get("approved_descriptor"),
-        pending_hash: r.get("pending_hash"),
-        pending_descriptor: r.get("pending_descriptor"),
-        pending_reason: r.get("pending_reason"),
-        first_seen_ms: r.get("first_seen_ms"),
-        updated_ms: r.get("updated_ms"),
+        id: r.col("id"),
+        server_identity: r.col("server_identity"),
+        server_name: r.col("server_name"),
+        kind: r.col("kind"),
+        item_key: r.col("item_key"),
+        state: PinState::parse(r.col::<String>("state").as_str()),
+        approved_hash: r.col("approved_hash"),
+        approved_descriptor: r.col("approved_descriptor"),
+        pending_hash: r.col("pending_hash"),
+        pending_descriptor: r.col("pending_descriptor"),
+        pending_reason: r.col("pending_reason"),
+        first_seen_ms: r.col("first_seen_ms"),
+        updated_ms: r.col("updated_ms"),
     }
 }
 
-fn server_from_row(r: &SqliteRow) -> ServerRecord {
+fn server_from_row(r: &impl Cols) -> ServerRecord {
     ServerRecord {
-        identity: r.get("identity"),
-        name: r.get("name"),
-        config_hash: r.get("config_hash"),
-        launch_config: r.get("launch_config"),
-        approved: r.get::<i64, _>("approved") != 0,
-        first_seen_ms: r.get("first_seen_ms"),
-        last_seen_ms: r.get("last_seen_ms"),
+        identity: r.col("identity"),
+        name: r.col("name"),
+        config_hash: r.col("config_hash"),
+        launch_config: r.col("launch_config"),
+        approved: r.col::<i64>("approved") != 0,
+        first_seen_ms: r.col("first_seen_ms"),
+        last_seen_ms: r.col("last_seen_ms"),
     }
 }
 
@@ -148,11 +147,14 @@ impl Store {
     /// # Errors
     /// [`StoreError::Query`] when the database cannot be written.
     pub async fn upsert_server(&self, s: &ServerRecord) -> Result<(), StoreError> {
-        sqlx::query(
+        // `approved` only ever goes 0 -> 1 here (a CASE: SQLite's two-argument MAX is
+        // PostgreSQL's GREATEST).
+        with_pool!(self, pool => sqlx::query(
             "INSERT INTO servers (identity, name, config_hash, launch_config, approved, first_seen_ms, last_seen_ms) \
              VALUES ($1, $2, $3, $4, $5, $6, $7) \
              ON CONFLICT (identity) DO UPDATE SET last_seen_ms = excluded.last_seen_ms, \
-             approved = MAX(servers.approved, excluded.approved)",
+             approved = CASE WHEN excluded.approved > servers.approved THEN excluded.approved \
+             ELSE servers.approved END",
         )
         .bind(&s.identity)
         .bind(&s.name)
@@ -161,8 +163,9 @@ impl Store {
         .bind(i64::from(s.approved))
         .bind(s.first_seen_ms)
         .bind(s.last_seen_ms)
-        .execute(&self.pool)
-        .await?;
+        .execute(pool)
+        .await
+        .map(drop)?);
         Ok(())
     }
 
@@ -171,31 +174,38 @@ impl Store {
     /// # Errors
     /// [`StoreError::Query`] when the database cannot be read.
     pub async fn servers_named(&self, name: &str) -> Result<Vec<ServerRecord>, StoreError> {
-        let rows = sqlx::query(
+        Ok(with_pool!(self, pool => sqlx::query(
             "SELECT identity, name, config_hash, launch_config, approved, first_seen_ms, last_seen_ms \
              FROM servers WHERE name = $1 ORDER BY last_seen_ms DESC, identity",
         )
         .bind(name)
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(rows.iter().map(server_from_row).collect())
+        .fetch_all(pool)
+        .await?
+        .iter()
+        .map(server_from_row)
+        .collect()))
     }
 
     /// Marks a launch config approved; returns `false` when the identity is unknown.
+    /// The approval and the `pins_version` bump are one transaction.
     ///
     /// # Errors
     /// [`StoreError::Query`] when the database cannot be written.
     pub async fn approve_server(&self, identity: &str) -> Result<bool, StoreError> {
-        let done = sqlx::query("UPDATE servers SET approved = 1 WHERE identity = $1")
-            .bind(identity)
-            .execute(&self.pool)
-            .await?
-            .rows_affected()
-            > 0;
-        if done {
-            self.bump_pins_version().await?;
-        }
-        Ok(done)
+        Ok(with_pool!(self, pool => {
+            let mut tx = pool.begin().await?;
+            let done = sqlx::query("UPDATE servers SET approved = 1 WHERE identity = $1")
+                .bind(identity)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected()
+                > 0;
+            if done {
+                sqlx::query(BUMP_PINS_VERSION).execute(&mut *tx).await?;
+            }
+            tx.commit().await?;
+            done
+        }))
     }
 
     /// Pin rows matching `filter`, ordered by server, kind and key.
@@ -208,13 +218,17 @@ impl Store {
              AND ($2 IS NULL OR server_identity = $2) AND ($3 IS NULL OR state = $3) \
              ORDER BY server_name, server_identity, kind, item_key"
         );
-        let rows = sqlx::query(sqlx::AssertSqlSafe(sql))
+        Ok(
+            with_pool!(self, pool => sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(&filter.server_name)
             .bind(&filter.server_identity)
             .bind(filter.state.map(PinState::as_str))
-            .fetch_all(&self.pool)
-            .await?;
-        Ok(rows.iter().map(pin_from_row).collect())
+            .fetch_all(pool)
+            .await?
+            .iter()
+            .map(pin_from_row)
+            .collect()),
+        )
     }
 
     /// One pin by row id.
@@ -223,27 +237,63 @@ impl Store {
     /// [`StoreError::Query`] when the database cannot be read.
     pub async fn pin_by_id(&self, id: i64) -> Result<Option<PinRecord>, StoreError> {
         let sql = format!("SELECT {PIN_COLUMNS} FROM pins WHERE id = $1");
-        let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+        Ok(
+            with_pool!(self, pool => sqlx::query(sqlx::AssertSqlSafe(sql))
             .bind(id)
-            .fetch_optional(&self.pool)
-            .await?;
-        Ok(row.as_ref().map(pin_from_row))
+            .fetch_optional(pool)
+            .await?
+            .as_ref()
+            .map(pin_from_row)),
+        )
     }
 
     /// Inserts or replaces the row of `(server_identity, kind, item_key)` (the `id` of
-    /// `pin` is ignored).
+    /// `pin` is ignored), whatever the row holds now. Gateways use
+    /// [`Store::put_pin_if`]; this is for tools and tests that own the store.
     ///
     /// # Errors
     /// [`StoreError::Query`] when the database cannot be written.
     pub async fn put_pin(&self, pin: &PinRecord) -> Result<(), StoreError> {
-        sqlx::query(
+        self.upsert_pin(pin, Guard::Always).await.map(drop)
+    }
+
+    /// Compare-and-set of the row of `(server_identity, kind, item_key)`: writes `pin`
+    /// only if the row is still what the caller based it on, `seen` (`None`: there was
+    /// no row). "The same" means the same `state`, `approved_hash` and `pending_hash`.
+    /// Returns `false`, writing nothing, when the row changed meanwhile: another
+    /// process approved, revoked or recorded a version (`mcp-bastion pins`, or another
+    /// gateway on a shared store); the caller re-reads and decides again. One statement
+    /// (`INSERT … ON CONFLICT DO UPDATE … WHERE`), so it holds across processes.
+    ///
+    /// # Errors
+    /// [`StoreError::Query`] when the database cannot be written.
+    pub async fn put_pin_if(
+        &self,
+        pin: &PinRecord,
+        seen: Option<&PinRecord>,
+    ) -> Result<bool, StoreError> {
+        let guard = seen.map_or(Guard::Absent, Guard::Unchanged);
+        Ok(self.upsert_pin(pin, guard).await? > 0)
+    }
+
+    async fn upsert_pin(&self, pin: &PinRecord, guard: Guard<'_>) -> Result<u64, StoreError> {
+        // $13: 0 = never replace, 1 = replace only if unchanged, 2 = always replace.
+        let (mode, seen) = match guard {
+            Guard::Absent => (0_i64, None),
+            Guard::Unchanged(seen) => (1, Some(seen)),
+            Guard::Always => (2, None),
+        };
+        Ok(with_pool!(self, pool => sqlx::query(
             "INSERT INTO pins (server_identity, server_name, kind, item_key, state, approved_hash, \
              approved_descriptor, pending_hash, pending_descriptor, pending_reason, first_seen_ms, updated_ms) \
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
              ON CONFLICT (server_identity, kind, item_key) DO UPDATE SET state = excluded.state, \
              approved_hash = excluded.approved_hash, approved_descriptor = excluded.approved_descriptor, \
              pending_hash = excluded.pending_hash, pending_descriptor = excluded.pending_descriptor, \
-             pending_reason = excluded.pending_reason, updated_ms = excluded.updated_ms",
+             pending_reason = excluded.pending_reason, updated_ms = excluded.updated_ms \
+             WHERE $13 = 2 OR ($13 = 1 AND pins.state = $14 \
+             AND pins.approved_hash IS NOT DISTINCT FROM $15 \
+             AND pins.pending_hash IS NOT DISTINCT FROM $16)",
         )
         .bind(&pin.server_identity)
         .bind(&pin.server_name)
@@ -257,53 +307,70 @@ impl Store {
         .bind(&pin.pending_reason)
         .bind(pin.first_seen_ms)
         .bind(pin.updated_ms)
-        .execute(&self.pool)
-        .await?;
-        Ok(())
+        .bind(mode)
+        .bind(seen.map(|p| p.state.as_str()))
+        .bind(seen.and_then(|p| p.approved_hash.as_deref()))
+        .bind(seen.and_then(|p| p.pending_hash.as_deref()))
+        .execute(pool)
+        .await?
+        .rows_affected()))
     }
 
     /// Approves pin `id`: its pending version (if any) becomes the approved one and the
-    /// state `approved`. Returns the updated row, `None` when there is no such pin.
+    /// state `approved`. Returns the updated row, `None` when there is no such pin (or
+    /// it is `removed`).
+    ///
+    /// One `UPDATE … RETURNING` and the `pins_version` bump in one transaction: the row
+    /// returned is exactly what was approved, and gateways sharing the store see the
+    /// new version only together with the approved row.
     ///
     /// # Errors
     /// [`StoreError::Query`] when the database cannot be written.
     pub async fn approve_pin(&self, id: i64, now_ms: i64) -> Result<Option<PinRecord>, StoreError> {
-        let done = sqlx::query(
+        let sql = format!(
             "UPDATE pins SET approved_hash = COALESCE(pending_hash, approved_hash), \
              approved_descriptor = COALESCE(pending_descriptor, approved_descriptor), \
              pending_hash = NULL, pending_descriptor = NULL, pending_reason = NULL, \
-             state = 'approved', updated_ms = $2 WHERE id = $1 AND state != 'removed'",
-        )
-        .bind(id)
-        .bind(now_ms)
-        .execute(&self.pool)
-        .await?
-        .rows_affected()
-            > 0;
-        if !done {
-            return Ok(None);
-        }
-        self.bump_pins_version().await?;
-        self.pin_by_id(id).await
+             state = 'approved', updated_ms = $2 WHERE id = $1 AND state != 'removed' \
+             RETURNING {PIN_COLUMNS}"
+        );
+        self.change_pin(sql, id, now_ms).await
     }
 
-    /// Revokes pin `id` (withheld until approved again). Returns the updated row.
+    /// Revokes pin `id` (withheld until approved again). Returns the updated row; as
+    /// [`Store::approve_pin`], one statement and the version bump in one transaction.
     ///
     /// # Errors
     /// [`StoreError::Query`] when the database cannot be written.
     pub async fn revoke_pin(&self, id: i64, now_ms: i64) -> Result<Option<PinRecord>, StoreError> {
-        let done = sqlx::query("UPDATE pins SET state = 'revoked', updated_ms = $2 WHERE id = $1")
-            .bind(id)
-            .bind(now_ms)
-            .execute(&self.pool)
-            .await?
-            .rows_affected()
-            > 0;
-        if !done {
-            return Ok(None);
-        }
-        self.bump_pins_version().await?;
-        self.pin_by_id(id).await
+        let sql = format!(
+            "UPDATE pins SET state = 'revoked', updated_ms = $2 WHERE id = $1 RETURNING {PIN_COLUMNS}"
+        );
+        self.change_pin(sql, id, now_ms).await
+    }
+
+    /// Runs `sql` (an `UPDATE pins … WHERE id = $1 … RETURNING` with `$2` = now) and,
+    /// when it changed a row, bumps `pins_version`, in one transaction.
+    async fn change_pin(
+        &self,
+        sql: String,
+        id: i64,
+        now_ms: i64,
+    ) -> Result<Option<PinRecord>, StoreError> {
+        Ok(with_pool!(self, pool => {
+            let mut tx = pool.begin().await?;
+            let row = sqlx::query(sqlx::AssertSqlSafe(sql))
+                .bind(id)
+                .bind(now_ms)
+                .fetch_optional(&mut *tx)
+                .await?;
+            let pin = row.as_ref().map(pin_from_row);
+            if pin.is_some() {
+                sqlx::query(BUMP_PINS_VERSION).execute(&mut *tx).await?;
+            }
+            tx.commit().await?;
+            pin
+        }))
     }
 
     /// `(server name, tool name)` of every tool pinned (approved or pending review) under
@@ -315,37 +382,46 @@ impl Store {
         &self,
         name: &str,
     ) -> Result<Vec<(String, String)>, StoreError> {
-        let rows = sqlx::query(
+        Ok(with_pool!(self, pool => sqlx::query(
             "SELECT DISTINCT server_name, item_key FROM pins WHERE kind = 'tool' \
              AND server_name != $1 AND state IN ('approved', 'pending') \
              ORDER BY server_name, item_key",
         )
         .bind(name)
-        .fetch_all(&self.pool)
-        .await?;
-        Ok(rows
-            .iter()
-            .map(|r| (r.get("server_name"), r.get("item_key")))
-            .collect())
+        .fetch_all(pool)
+        .await?
+        .iter()
+        .map(|r| (r.col("server_name"), r.col("item_key")))
+        .collect()))
     }
 
     /// A counter bumped by every approval or revocation: a running gateway compares it
-    /// to notice decisions made by `mcp-bastion pins` in another process.
+    /// to notice decisions made by `mcp-bastion pins` in another process (or another
+    /// gateway instance sharing a `PostgreSQL` store).
     ///
     /// # Errors
     /// [`StoreError::Query`] when the database cannot be read.
     pub async fn pins_version(&self) -> Result<i64, StoreError> {
-        let v: Option<i64> =
-            sqlx::query_scalar("SELECT value FROM store_meta WHERE key = 'pins_version'")
-                .fetch_optional(&self.pool)
-                .await?;
+        let v: Option<i64> = with_pool!(self, pool => sqlx::query_scalar(
+            "SELECT value FROM store_meta WHERE key = 'pins_version'"
+        )
+        .fetch_optional(pool)
+        .await?);
         Ok(v.unwrap_or(0))
     }
-
-    async fn bump_pins_version(&self) -> Result<(), StoreError> {
-        sqlx::query("UPDATE store_meta SET value = value + 1 WHERE key = 'pins_version'")
-            .execute(&self.pool)
-            .await?;
-        Ok(())
-    }
 }
+
+/// When [`Store::upsert_pin`] may replace an existing row.
+#[derive(Clone, Copy)]
+enum Guard<'a> {
+    /// Only insert: the writer saw no row.
+    Absent,
+    /// Replace only while `state`, `approved_hash` and `pending_hash` are as seen.
+    Unchanged(&'a PinRecord),
+    /// Replace unconditionally.
+    Always,
+}
+
+/// Bumps the counter of [`Store::pins_version`] (inside the caller's transaction).
+const BUMP_PINS_VERSION: &str =
+    "UPDATE store_meta SET value = value + 1 WHERE key = 'pins_version'";

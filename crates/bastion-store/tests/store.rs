@@ -1,6 +1,63 @@
-//! Integration tests of the store on real `SQLite` files.
+//! Integration tests of the store on real `SQLite` files and, with
+//! `BASTION_TEST_POSTGRES`, on real `PostgreSQL` databases (see `support/testdb.rs` for
+//! when those are skipped or fail).
+//!
+//! The store API tests are written once, taking the store URL, and run on both backends
+//! by [`on_both_backends!`]: `sqlite::NAME` and `postgres::NAME`.
+
+mod support {
+    pub mod testdb;
+}
 
 use bastion_store::{AuditEvent, AuditQuery, Store, StoreError};
+use support::testdb;
+
+/// For each named `async fn NAME(url: &str)`, one test per backend, on a fresh database.
+macro_rules! on_both_backends {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[tokio::test]
+                async fn $name() {
+                    let db = super::testdb::sqlite();
+                    super::$name(&db.url).await;
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    let Some(db) = super::testdb::postgres().await else {
+                        return;
+                    };
+                    super::$name(&db.url).await;
+                    db.remove().await;
+                }
+            )*
+        }
+    };
+}
+
+on_both_backends!(
+    audit_round_trip_survives_reopen,
+    audit_events_carry_their_instance,
+    pins_approve_revoke_and_version,
+    grants_are_bound_to_the_pin_hash_and_survive_reopen,
+    consent_is_read_back_unique_and_consumed_once,
+    contracts_accepted_versions_and_activations,
+    two_handles_race_for_one_consent_and_exactly_one_wins,
+    a_pin_approved_through_one_handle_is_seen_by_the_other,
+    pin_writes_are_compare_and_set,
+    two_processes_race_for_one_consent_and_exactly_one_wins,
+    a_store_from_before_migration_6_is_upgraded_in_place,
+    concurrent_first_opens_migrate_once,
+);
+
+/// Every audit event (the newest 100), oldest first.
+async fn all_events(store: &Store) -> Vec<AuditEvent> {
+    store.audit_events(&AuditQuery::default()).await.unwrap()
+}
 
 fn event(server: &str, time_ms: i64, verdict: &str) -> AuditEvent {
     AuditEvent {
@@ -21,12 +78,8 @@ fn event(server: &str, time_ms: i64, verdict: &str) -> AuditEvent {
     }
 }
 
-#[tokio::test]
-async fn audit_round_trip_on_a_real_file_survives_reopen() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("nested/dir/bastion.db");
-    let url = format!("sqlite://{}", path.display());
-    let store = Store::open(&url).await.unwrap();
+async fn audit_round_trip_survives_reopen(url: &str) {
+    let store = Store::open(url).await.unwrap();
     store
         .record_audit(&event("a", 1000, "sanitize"))
         .await
@@ -37,17 +90,7 @@ async fn audit_round_trip_on_a_real_file_survives_reopen() {
         .unwrap();
     store.close().await;
 
-    assert!(path.is_file());
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        assert_eq!(
-            std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
-            0o600
-        );
-    }
-
-    let store = Store::open(&url).await.unwrap();
+    let store = Store::open(url).await.unwrap();
     let all = store.audit_events(&AuditQuery::default()).await.unwrap();
     assert_eq!(all.len(), 3);
     assert_eq!(
@@ -87,6 +130,60 @@ async fn audit_round_trip_on_a_real_file_survives_reopen() {
         .await
         .unwrap();
     assert_eq!(newest[0].time_ms, 3000);
+}
+
+#[tokio::test]
+async fn sqlite_files_are_owner_only_and_survive_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("nested/dir/bastion.db");
+    let url = format!("sqlite://{}", path.display());
+    let store = Store::open(&url).await.unwrap();
+    store.record_audit(&event("a", 1, "allow")).await.unwrap();
+    store.close().await;
+    assert!(path.is_file());
+    {
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            std::fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
+    let store = Store::open(&url).await.unwrap();
+    assert_eq!(all_events(&store).await.len(), 1);
+    assert!(!store.is_postgres());
+}
+
+async fn audit_events_carry_their_instance(url: &str) {
+    let store = Store::open(url).await.unwrap();
+    let mut one = event("a", 1, "allow");
+    one.instance = Some("host-1-aa".into());
+    let mut two = event("a", 2, "block");
+    two.instance = Some("host-2-bb".into());
+    let legacy = event("a", 3, "flag");
+    store.record_audit_batch(&[one, two, legacy]).await.unwrap();
+    let all = store.audit_events(&AuditQuery::default()).await.unwrap();
+    assert_eq!(
+        all.iter()
+            .map(|e| e.instance.as_deref())
+            .collect::<Vec<_>>(),
+        [Some("host-1-aa"), Some("host-2-bb"), None]
+    );
+    // The JSON shape `audit --json` prints carries it.
+    let json = serde_json::to_value(&all[0]).unwrap();
+    assert_eq!(json["instance"], "host-1-aa");
+    let of_two = store
+        .audit_events(&AuditQuery {
+            instance: Some("host-2-bb".into()),
+            ..AuditQuery::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        of_two.iter().map(|e| e.time_ms).collect::<Vec<_>>(),
+        [2],
+        "{of_two:?}"
+    );
+    store.close().await;
 }
 
 #[tokio::test]
@@ -160,14 +257,7 @@ async fn reading_commands_do_not_create_a_store() {
 async fn memory_store_for_tests() {
     let store = Store::open("sqlite::memory:").await.unwrap();
     store.record_audit(&event("m", 5, "flag")).await.unwrap();
-    assert_eq!(
-        store
-            .audit_events(&AuditQuery::default())
-            .await
-            .unwrap()
-            .len(),
-        1
-    );
+    assert_eq!(all_events(&store).await.len(), 1);
 }
 
 fn pin(identity: &str, key: &str, state: bastion_store::PinState) -> bastion_store::PinRecord {
@@ -188,13 +278,9 @@ fn pin(identity: &str, key: &str, state: bastion_store::PinState) -> bastion_sto
     }
 }
 
-#[tokio::test]
-async fn pins_approve_revoke_and_version() {
+async fn pins_approve_revoke_and_version(url: &str) {
     use bastion_store::{PinFilter, PinState, ServerRecord};
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path().join("p.db").to_str().unwrap())
-        .await
-        .unwrap();
+    let store = Store::open(url).await.unwrap();
     let server = ServerRecord {
         identity: "fs:abc".into(),
         name: "fs".into(),
@@ -265,12 +351,9 @@ async fn pins_approve_revoke_and_version() {
     assert!(store.approve_pin(9999, 11).await.unwrap().is_none());
 }
 
-#[tokio::test]
-async fn grants_are_bound_to_the_pin_hash_and_survive_reopen() {
+async fn grants_are_bound_to_the_pin_hash_and_survive_reopen(url: &str) {
     use bastion_store::{ApprovalDecision, Grant, GrantFilter};
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("g.db");
-    let store = Store::open(path.to_str().unwrap()).await.unwrap();
+    let store = Store::open(url).await.unwrap();
     let grant = Grant {
         id: 0,
         server_identity: "fs:abc".into(),
@@ -329,7 +412,7 @@ async fn grants_are_bound_to_the_pin_hash_and_survive_reopen() {
         .unwrap();
     store.close().await;
 
-    let store = Store::open(path.to_str().unwrap()).await.unwrap();
+    let store = Store::open(url).await.unwrap();
     let listed = store.grants(&GrantFilter::default()).await.unwrap();
     assert_eq!(listed.len(), 1);
     let revoked = store.revoke_grant(listed[0].id, 20).await.unwrap().unwrap();
@@ -375,15 +458,9 @@ async fn grants_are_bound_to_the_pin_hash_and_survive_reopen() {
     assert!(store.decisions(Some("other"), 10).await.unwrap().is_empty());
 }
 
-#[tokio::test]
-async fn consent_is_read_back_unique_and_consumed_once() {
-    use bastion_store::{ConsentRecord, FlowRecord};
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(dir.path().join("c.db").to_str().unwrap())
-        .await
-        .unwrap();
-    let consent = ConsentRecord {
-        consent_id: "c0ffee".into(),
+fn consent(id: &str) -> bastion_store::ConsentRecord {
+    bastion_store::ConsentRecord {
+        consent_id: id.into(),
         server_identity: "pay:abc".into(),
         server_name: "pay".into(),
         session: "s1".into(),
@@ -396,8 +473,14 @@ async fn consent_is_read_back_unique_and_consumed_once() {
         reason: None,
         created_ms: 5,
         decided_ms: 9,
-        ..ConsentRecord::default()
-    };
+        ..bastion_store::ConsentRecord::default()
+    }
+}
+
+async fn consent_is_read_back_unique_and_consumed_once(url: &str) {
+    use bastion_store::{ConsentRecord, FlowRecord};
+    let store = Store::open(url).await.unwrap();
+    let consent = consent("c0ffee");
     let stored = store.record_consent(&consent).await.unwrap();
     assert!(stored.decision_id > 0);
     assert_eq!(
@@ -446,4 +529,365 @@ async fn consent_is_read_back_unique_and_consumed_once() {
     let flows = store.flows_with_id("pay", "e-1").await.unwrap();
     assert_eq!(flows, vec![flow]);
     assert!(store.flows_with_id("pay", "e-2").await.unwrap().is_empty());
+}
+
+async fn contracts_accepted_versions_and_activations(url: &str) {
+    use bastion_store::{AcceptedContract, ContractActivation};
+    let accepted = |version: i64, hash: &str| AcceptedContract {
+        server_id: "io.example/notes".into(),
+        contract_version: version,
+        manifest_sha256: hash.into(),
+        key_id: "0123456789abcdef".into(),
+        accepted_ms: 1,
+    };
+    let store = Store::open(url).await.unwrap();
+    let none = store
+        .latest_accepted_contract("io.example/notes")
+        .await
+        .unwrap();
+    assert!(none.is_none());
+    store
+        .record_accepted_contract(&accepted(3, "aa"))
+        .await
+        .unwrap();
+    store
+        .record_accepted_contract(&accepted(5, "bb"))
+        .await
+        .unwrap();
+    // Same version, other content: the first row stays in force.
+    let again = store
+        .record_accepted_contract(&accepted(5, "cc"))
+        .await
+        .unwrap();
+    assert_eq!(again.manifest_sha256, "bb");
+    let latest = store
+        .latest_accepted_contract("io.example/notes")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(latest.contract_version, 5);
+    assert!(
+        store
+            .latest_accepted_contract("other")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    let act = |hash: &str| ContractActivation {
+        id: 0,
+        server_id: "io.example/notes".into(),
+        contract_version: 5,
+        manifest_sha256: hash.into(),
+        approver_key_ids: vec!["k1".into(), "k2".into()],
+        approval_ids: vec!["a1".into(), "a2".into()],
+        activated_ms: 2,
+    };
+    let first = store.record_contract_activation(&act("bb")).await.unwrap();
+    let second = store.record_contract_activation(&act("bb2")).await.unwrap();
+    assert!(first.id > 0 && second.id > first.id);
+    let active = store
+        .active_contract("io.example/notes")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(active, second);
+    store.close().await;
+}
+
+/// Issue 8 item 5: a consent id raced by 20 concurrent attempts through two handles on
+/// one database (two gateway instances) is consumed exactly once.
+async fn two_handles_race_for_one_consent_and_exactly_one_wins(url: &str) {
+    let a = Store::open(url).await.unwrap();
+    let b = Store::open(url).await.unwrap();
+    for round in 0..3 {
+        let id = format!("race-{round}");
+        a.record_consent(&consent(&id)).await.unwrap();
+        let attempts = (0..20).map(|i| {
+            let store = if i % 2 == 0 { a.clone() } else { b.clone() };
+            let id = id.clone();
+            tokio::spawn(async move { store.consume_consent(&id, "navigate", i).await })
+        });
+        let mut won = 0;
+        for attempt in attempts.collect::<Vec<_>>() {
+            if attempt.await.unwrap().unwrap() {
+                won += 1;
+            }
+        }
+        assert_eq!(won, 1, "round {round}: consumed {won} times");
+    }
+    a.close().await;
+    b.close().await;
+}
+
+/// A pin approved through one handle (`mcp-bastion pins approve`, or another gateway)
+/// is what the other handle reads next, with a bumped `pins_version`.
+async fn a_pin_approved_through_one_handle_is_seen_by_the_other(url: &str) {
+    use bastion_store::{PinFilter, PinState};
+    let a = Store::open(url).await.unwrap();
+    let b = Store::open(url).await.unwrap();
+    let mut pending = pin("fs:abc", "write", PinState::Pending);
+    pending.pending_hash = Some("c".repeat(64));
+    a.put_pin(&pending).await.unwrap();
+    let v0 = b.pins_version().await.unwrap();
+    let id = b.pins(&PinFilter::default()).await.unwrap()[0].id;
+    // Approvals racing on one pin: each returns the row it approved, all the same.
+    let racers: Vec<_> = (0..6)
+        .map(|i| {
+            let store = if i % 2 == 0 { a.clone() } else { b.clone() };
+            tokio::spawn(async move { store.approve_pin(id, 100 + i).await })
+        })
+        .collect();
+    for r in racers {
+        let row = r.await.unwrap().unwrap().unwrap();
+        assert_eq!(row.state, PinState::Approved);
+        assert_eq!(row.approved_hash.as_deref(), Some("c".repeat(64).as_str()));
+    }
+    assert!(b.pins_version().await.unwrap() >= v0 + 6);
+    let seen = b.pin_by_id(id).await.unwrap().unwrap();
+    assert_eq!(seen.state, PinState::Approved);
+    assert_eq!(seen.pending_hash, None);
+    let revoked = b.revoke_pin(id, 200).await.unwrap().unwrap();
+    assert_eq!(revoked.state, PinState::Revoked);
+    assert_eq!(
+        a.pin_by_id(id).await.unwrap().unwrap().state,
+        PinState::Revoked
+    );
+    a.close().await;
+    b.close().await;
+}
+
+#[tokio::test]
+async fn unreachable_postgres_is_a_typed_error_without_the_password() {
+    // Port 1 on loopback: nothing listens there.
+    let err = Store::open("postgres://bastion:hunter2@127.0.0.1:1/x")
+        .await
+        .unwrap_err();
+    assert!(matches!(err, StoreError::Connect { .. }), "{err}");
+    let text = err.to_string();
+    assert!(text.contains("postgres://bastion@127.0.0.1:1/x"), "{text}");
+    assert!(!text.contains("hunter2"), "{text}");
+}
+
+/// A gateway writes a pin row only while it is what the gateway decided on: an approval
+/// made meanwhile elsewhere is not overwritten by a decision taken on a stale copy.
+async fn pin_writes_are_compare_and_set(url: &str) {
+    use bastion_store::{PinFilter, PinState};
+    let store = Store::open(url).await.unwrap();
+    let first = pin("fs:abc", "write", PinState::Approved);
+    // No row seen: insert once; a second "first sight" loses.
+    assert!(store.put_pin_if(&first, None).await.unwrap());
+    assert!(!store.put_pin_if(&first, None).await.unwrap());
+    let seen = store.pins(&PinFilter::default()).await.unwrap().remove(0);
+
+    // Gateway 1 records a changed version as pending, based on `seen`.
+    let mut changed = seen.clone();
+    changed.state = PinState::Pending;
+    changed.pending_hash = Some("b".repeat(64));
+    changed.pending_reason = Some("changed".into());
+    assert!(store.put_pin_if(&changed, Some(&seen)).await.unwrap());
+    let pending = store.pin_by_id(seen.id).await.unwrap().unwrap();
+    // A user approves it.
+    store.approve_pin(seen.id, 5).await.unwrap().unwrap();
+    // Gateway 2, still holding `seen`, records the same change: refused, the approval
+    // stands.
+    assert!(!store.put_pin_if(&changed, Some(&seen)).await.unwrap());
+    assert!(!store.put_pin_if(&changed, Some(&pending)).await.unwrap());
+    let now = store.pin_by_id(seen.id).await.unwrap().unwrap();
+    assert_eq!(now.state, PinState::Approved);
+    assert_eq!(now.approved_hash.as_deref(), Some("b".repeat(64).as_str()));
+    // Based on the current row, it is written.
+    let mut revisit = now.clone();
+    revisit.updated_ms = 6;
+    assert!(store.put_pin_if(&revisit, Some(&now)).await.unwrap());
+    // The unconditional write replaces whatever is there.
+    store.put_pin(&first).await.unwrap();
+    let replaced = store.pin_by_id(seen.id).await.unwrap().unwrap();
+    assert_eq!(replaced.approved_hash, first.approved_hash);
+    store.close().await;
+}
+
+/// Environment of [`consent_racer`]: the store URL and the consent id to consume.
+const RACE_URL: &str = "BASTION_TEST_RACE_URL";
+const RACE_ID: &str = "BASTION_TEST_RACE_ID";
+
+/// The other side of [`two_processes_race_for_one_consent_and_exactly_one_wins`], run in
+/// a child process of this test binary (`--ignored --exact consent_racer`): 10 concurrent
+/// consumptions of one consent id; prints `won N`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "runs only as the child process of a consent race test"]
+async fn consent_racer() {
+    let url = std::env::var(RACE_URL).expect("run by the consent race test");
+    let id = std::env::var(RACE_ID).expect("run by the consent race test");
+    let store = Store::open(&url).await.unwrap();
+    let attempts: Vec<_> = (0..10)
+        .map(|i| {
+            let (store, id) = (store.clone(), id.clone());
+            tokio::spawn(async move { store.consume_consent(&id, "navigate", i).await })
+        })
+        .collect();
+    let mut won = 0;
+    for a in attempts {
+        won += usize::from(a.await.unwrap().unwrap());
+    }
+    store.close().await;
+    println!("won {won}");
+}
+
+/// Issue 8 item 5 with two processes (two gateway instances, each with its own pool):
+/// 20 concurrent consumptions of one consent id, 10 from each, win exactly once.
+async fn two_processes_race_for_one_consent_and_exactly_one_wins(url: &str) {
+    let store = Store::open(url).await.unwrap();
+    let id = "race-across-processes";
+    store.record_consent(&consent(id)).await.unwrap();
+    let racers: Vec<_> = (0..2)
+        .map(|_| {
+            std::process::Command::new(std::env::current_exe().unwrap())
+                .args(["--ignored", "--exact", "consent_racer", "--nocapture"])
+                .env(RACE_URL, url)
+                .env(RACE_ID, id)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut wins = Vec::new();
+    for racer in racers {
+        let out = racer.wait_with_output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{text}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let won: usize = text
+            .lines()
+            .find_map(|l| l.strip_prefix("won "))
+            .unwrap_or_else(|| panic!("no result from the racer: {text}"))
+            .parse()
+            .unwrap();
+        wins.push(won);
+    }
+    assert_eq!(wins.iter().sum::<usize>(), 1, "wins per process: {wins:?}");
+    assert!(!store.consume_consent(id, "navigate", 99).await.unwrap());
+    store.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reading_commands_do_not_create_a_postgres_store() {
+    let Some(db) = testdb::postgres().await else {
+        return;
+    };
+    let err = Store::open_existing(&db.url).await.unwrap_err();
+    assert!(matches!(err, StoreError::MissingSchema(_)), "{err}");
+    assert!(
+        err.to_string()
+            .contains("nothing has been recorded there yet")
+    );
+    // Still empty: a later open creates it, and then reading commands work.
+    Store::open(&db.url).await.unwrap().close().await;
+    let store = Store::open_existing(&db.url).await.unwrap();
+    assert!(store.is_postgres());
+    assert!(all_events(&store).await.is_empty());
+    store.close().await;
+    db.remove().await;
+}
+
+/// Migrations 1..=5 of one backend, as an older mcp-bastion applied them.
+fn migrations_before_6(dir: &str) -> sqlx::migrate::Migrator {
+    use sqlx::SqlSafeStr;
+    use sqlx::migrate::{Migration, MigrationType, Migrator};
+    let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("migrations")
+        .join(dir);
+    let mut files: Vec<_> = std::fs::read_dir(&base)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "sql"))
+        .collect();
+    files.sort();
+    let migrations = files
+        .iter()
+        .take(5)
+        .enumerate()
+        .map(|(i, path)| {
+            let sql: &'static str = std::fs::read_to_string(path).unwrap().leak();
+            Migration::new(
+                i64::try_from(i).unwrap() + 1,
+                "older".into(),
+                MigrationType::Simple,
+                sql.into_sql_str(),
+                false,
+            )
+        })
+        .collect();
+    Migrator::with_migrations(migrations)
+}
+
+/// A store whose schema stopped at migration 5 (before `audit_events.instance`) keeps
+/// its events when opened: migration 6 adds the column, old rows read `instance: None`.
+async fn a_store_from_before_migration_6_is_upgraded_in_place(url: &str) {
+    use sqlx::Connection;
+    let insert_old = "INSERT INTO audit_events (time_ms, server, direction, verdict, bytes) \
+                      VALUES (1, 'old', 'gateway', 'allow', 3)";
+    if url.starts_with("postgres") {
+        let mut conn = sqlx::PgConnection::connect(url).await.unwrap();
+        migrations_before_6("postgres")
+            .run(&mut conn)
+            .await
+            .unwrap();
+        sqlx::query(insert_old).execute(&mut conn).await.unwrap();
+        conn.close().await.unwrap();
+    } else {
+        let path = url.strip_prefix("sqlite://").unwrap();
+        let options = sqlx::sqlite::SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true);
+        let mut conn = sqlx::SqliteConnection::connect_with(&options)
+            .await
+            .unwrap();
+        migrations_before_6("sqlite").run(&mut conn).await.unwrap();
+        sqlx::query(insert_old).execute(&mut conn).await.unwrap();
+        conn.close().await.unwrap();
+    }
+    let store = Store::open(url).await.unwrap();
+    let mut new = event("new", 2, "block");
+    new.instance = Some("h-1-aa".into());
+    store.record_audit(&new).await.unwrap();
+    let events = all_events(&store).await;
+    assert_eq!(events.len(), 2);
+    assert_eq!(
+        (events[0].server.as_str(), events[0].instance.as_deref()),
+        ("old", None)
+    );
+    assert_eq!(events[1].instance.as_deref(), Some("h-1-aa"));
+    store.close().await;
+}
+
+/// Gateways starting together on a new store: every open succeeds, each migration is
+/// applied once (`SQLite`: a lock file; `PostgreSQL`: an advisory lock).
+async fn concurrent_first_opens_migrate_once(url: &str) {
+    // Interleaved in one task (an open's future is not `Send`-general enough for
+    // `tokio::spawn`, a known rustc limitation with sqlx's migrator).
+    let opened = tokio::join!(
+        Store::open(url),
+        Store::open(url),
+        Store::open(url),
+        Store::open(url)
+    );
+    let stores = [
+        opened.0.unwrap(),
+        opened.1.unwrap(),
+        opened.2.unwrap(),
+        opened.3.unwrap(),
+    ];
+    for (i, store) in stores.iter().enumerate() {
+        let mut one = event("s", i64::try_from(i).unwrap(), "allow");
+        one.instance = Some(format!("i{i}"));
+        store.record_audit(&one).await.unwrap();
+    }
+    assert_eq!(all_events(&stores[0]).await.len(), 4);
+    for store in stores {
+        store.close().await;
+    }
 }

@@ -34,7 +34,8 @@ struct Cli {
     /// Configuration file (TOML).
     #[arg(long, global = true, env = "MCP_BASTION_CONFIG")]
     config: Option<PathBuf>,
-    /// Store URL (default <sqlite://$XDG_DATA_HOME/mcp-bastion/bastion.db>).
+    /// Store URL (default <sqlite://$XDG_DATA_HOME/mcp-bastion/bastion.db>;
+    /// postgres://user@host:port/db for a store shared by several gateways).
     #[arg(long, global = true, env = "MCP_BASTION_STORE")]
     store: Option<String>,
     /// Machine output: one JSON object (per line for `audit`).
@@ -129,6 +130,9 @@ enum Command {
         /// At most this many (the newest) events.
         #[arg(long, default_value_t = 100)]
         limit: i64,
+        /// Only events recorded by this gateway instance (`instance` in `--json`).
+        #[arg(long)]
+        instance: Option<String>,
         /// Print the URL consent ledger (elicitation decisions) instead of events.
         #[arg(long)]
         consents: bool,
@@ -311,6 +315,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             server,
             since,
             limit,
+            instance,
             consents: false,
         } => {
             let since_ms = since
@@ -326,6 +331,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                         server,
                         since_ms,
                         limit: Some(limit),
+                        instance,
                     })
                     .await
                     .map_err(internal)?;
@@ -555,6 +561,7 @@ async fn record_scan(
                 verdict: item.verdict.as_str().into(),
                 reason: Some("scan".into()),
                 codes,
+                instance: Some(bastion_gateway::instance_id().to_owned()),
                 ..AuditEvent::default()
             }
         })

@@ -79,10 +79,20 @@ fn allow_tools_of(dir: &Path, name: &str) {
 
 /// Runs the binary with `args`, feeding `stdin`; isolated config and store.
 fn run(args: &[&str], stdin: &str, store: &Path) -> Output {
+    run_at(
+        args,
+        stdin,
+        &format!("sqlite://{}", store.display()),
+        store.parent().unwrap(),
+    )
+}
+
+/// [`run`] on the store at `store_url` with the config home `config_home`.
+fn run_at(args: &[&str], stdin: &str, store_url: &str, config_home: &Path) -> Output {
     let mut child = Command::new(bin())
         .args(args)
-        .env("MCP_BASTION_STORE", format!("sqlite://{}", store.display()))
-        .env("XDG_CONFIG_HOME", store.parent().unwrap())
+        .env("MCP_BASTION_STORE", store_url)
+        .env("XDG_CONFIG_HOME", config_home)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -742,10 +752,19 @@ struct WrapHost {
 
 impl WrapHost {
     fn start(args: &[&str], store: &Path) -> Self {
+        Self::start_at(
+            args,
+            &format!("sqlite://{}", store.display()),
+            store.parent().unwrap(),
+        )
+    }
+
+    /// [`WrapHost::start`] on the store at `store_url` with the config home `config_home`.
+    fn start_at(args: &[&str], store_url: &str, config_home: &Path) -> Self {
         let mut child = Command::new(bin())
             .args(args)
-            .env("MCP_BASTION_STORE", format!("sqlite://{}", store.display()))
-            .env("XDG_CONFIG_HOME", store.parent().unwrap())
+            .env("MCP_BASTION_STORE", store_url)
+            .env("XDG_CONFIG_HOME", config_home)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -1021,3 +1040,9 @@ mod serve;
 
 #[path = "../../bastion-gateway/tests/support/procs.rs"]
 mod procs;
+
+#[path = "cli/shared_store.rs"]
+mod shared_store;
+
+#[path = "../../bastion-store/tests/support/testdb.rs"]
+mod testdb;

@@ -303,21 +303,9 @@ fn guarded_list(method: &str) -> Option<&'static str> {
     }
 }
 
-/// 32 random bytes from the OS (`/dev/urandom`) as a `requestState` key. Should that
-/// fail, a key derived from `RandomState` seeds (also OS-seeded) is used.
+/// 32 random bytes from the OS as a `requestState` key (see [`crate::os_random`]).
 fn random_state_key() -> bastion_core::confirm::StateKey {
-    use std::hash::{BuildHasher, Hasher};
-    use std::io::Read;
-    let mut bytes = [0u8; 32];
-    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut bytes));
-    if read.is_err() {
-        for chunk in bytes.chunks_mut(8) {
-            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-            h.write_u64(crate::now_ms().unsigned_abs());
-            chunk.copy_from_slice(&h.finish().to_le_bytes()[..chunk.len()]);
-        }
-    }
-    bastion_core::confirm::StateKey::new(&bytes)
+    bastion_core::confirm::StateKey::new(&crate::os_random::<32>())
         .unwrap_or_else(|_| unreachable!("32 bytes is the minimum key length"))
 }
 

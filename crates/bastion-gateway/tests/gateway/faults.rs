@@ -1,7 +1,8 @@
 //! Fault injection through `wrap` (issue 9 §3, §4; `docs/failure-modes.md` names each
 //! test): a server that crashes mid-frame, exits with requests pending or dribbles; a
 //! host that disconnects mid-request, dribbles or sends a 64 MiB line; a locked audit
-//! store; 10,000 tools in one list; deeply nested schemas. The server is
+//! store and an unreachable `PostgreSQL` store; 10,000 tools in one list; deeply nested
+//! schemas. The server is
 //! `tests/servers/fault_server.py`.
 
 use super::procs::{alive, lock_store, server_pid, unlock_store};
@@ -271,6 +272,53 @@ async fn call_until(h: &mut Host, done: impl Fn(&Value) -> bool) -> Value {
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+}
+
+/// `ALLOW_CONNECTIONS` of test database `name` on the admin server; when `false`, its
+/// open connections are terminated too: an outage of that database alone, other tests
+/// on the server go on.
+async fn set_postgres_reachable(admin: &str, name: &str, reachable: bool) {
+    use sqlx::Connection;
+    let mut conn = sqlx::PgConnection::connect(admin).await.unwrap();
+    sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+        "ALTER DATABASE {name} ALLOW_CONNECTIONS {reachable}"
+    )))
+    .execute(&mut conn)
+    .await
+    .unwrap();
+    if !reachable {
+        sqlx::query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1")
+            .bind(name)
+            .execute(&mut conn)
+            .await
+            .unwrap();
+    }
+    conn.close().await.ok();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_postgres_store_fails_tool_calls_closed_until_back() {
+    let Some(db) = super::testdb::postgres().await else {
+        return;
+    };
+    let (admin, name) = db.postgres_admin().unwrap();
+    let store = Store::open(&db.url).await.unwrap();
+    let mut h = Host::start_audited(fault_server(&[]), Limits::default(), store);
+    init(&mut h).await;
+    let r = h.call("echo", json!({"text": "before"})).await;
+    assert_eq!(r["result"]["content"][0]["text"], "before", "{r}");
+    set_postgres_reachable(&admin, &name, false).await;
+    let down = Instant::now();
+    let refused = call_until(&mut h, |r| r.get("error").is_some()).await;
+    eprintln!("calls refused {:?} after the outage began", down.elapsed());
+    assert_eq!(reason(&refused), "audit_unavailable", "{refused}");
+    let ping = h.request("ping", json!({})).await;
+    assert!(ping.get("result").is_some(), "{ping}");
+    set_postgres_reachable(&admin, &name, true).await;
+    let ok = call_until(&mut h, |r| r.get("result").is_some()).await;
+    assert_eq!(ok["result"]["content"][0]["text"], "probe", "{ok}");
+    h.finish().await;
+    db.remove().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
