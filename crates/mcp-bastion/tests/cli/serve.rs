@@ -3,7 +3,10 @@
 //! the listener's refusals over real HTTP/1.1 (requests written byte for byte, so
 //! duplicate and lying headers can be sent).
 
-use super::{allow_tools_of, bin, everything, json_lines, names, py_server, session};
+use super::{
+    allow_tools_of, bin, everything, json_lines, names, py_server, rug_server, run_at, session,
+    testdb,
+};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -32,6 +35,12 @@ impl Served {
     /// Starts `serve --name NAME` on an ephemeral loopback port around `server`, with the
     /// store and config in `dir`; waits for its "serving … at URL" line.
     fn start(dir: &Path, name: &str, server: &[String]) -> Self {
+        let store = format!("sqlite://{}", dir.join("bastion.db").display());
+        Self::start_at(dir, &store, name, server)
+    }
+
+    /// [`Served::start`] on the store at `store_url`.
+    fn start_at(dir: &Path, store_url: &str, name: &str, server: &[String]) -> Self {
         let token_file = dir.join("serve-token");
         let mut child = Command::new(bin())
             .args(["serve", "--listen", "127.0.0.1:0", "--name", name])
@@ -39,10 +48,7 @@ impl Served {
             .arg(&token_file)
             .arg("--")
             .args(server)
-            .env(
-                "MCP_BASTION_STORE",
-                format!("sqlite://{}", dir.join("bastion.db").display()),
-            )
+            .env("MCP_BASTION_STORE", store_url)
             .env("XDG_CONFIG_HOME", dir)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -442,4 +448,162 @@ fn stateless_era_through_serve_matches_direct() {
             .any(|l| l.contains("session") && l.contains("started")),
         "no sessions in the stateless era: {err:?}"
     );
+}
+
+/// A session on a [`Served`] listener over raw HTTP/1.1, one connection per request.
+struct HttpSession<'a> {
+    served: &'a Served,
+    sid: String,
+    next: i64,
+}
+
+impl<'a> HttpSession<'a> {
+    fn open(served: &'a Served) -> Self {
+        let (status, text) = served.post(INIT, "");
+        assert_eq!(status, 200, "{text}");
+        let sid = text
+            .lines()
+            .find_map(|l| {
+                l.to_ascii_lowercase()
+                    .strip_prefix("mcp-session-id: ")
+                    .map(str::to_owned)
+            })
+            .expect("a session id");
+        let mut s = Self {
+            served,
+            sid,
+            next: 100,
+        };
+        let (status, _) = s.post(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        assert_eq!(status, 202);
+        s
+    }
+
+    fn post(&self, body: &str) -> (u16, String) {
+        self.served
+            .post(body, &format!("\nMcp-Session-Id: {}", self.sid))
+    }
+
+    fn request(&mut self, method: &str, params: &Value) -> Value {
+        self.next += 1;
+        let body = json!({"jsonrpc": "2.0", "id": self.next, "method": method, "params": params});
+        let (status, text) = self.post(&body.to_string());
+        assert_eq!(status, 200, "{text}");
+        text.lines()
+            .filter_map(|l| l.strip_prefix("data: "))
+            .filter_map(|d| serde_json::from_str::<Value>(d).ok())
+            .find(|m| m["id"] == self.next)
+            .unwrap_or_else(|| panic!("no answer in {text}"))
+    }
+
+    fn tool_names(&mut self) -> Vec<String> {
+        let list = self.request("tools/list", &json!({}));
+        names(&list["result"], "tools", "name")
+    }
+}
+
+#[test]
+fn two_listeners_share_pins_and_audit_on_sqlite() {
+    two_listeners_share_pins_and_audit(&testdb::sqlite());
+}
+
+#[test]
+fn two_listeners_share_pins_and_audit_on_postgres() {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let Some(db) = rt.block_on(testdb::postgres()) else {
+        return;
+    };
+    two_listeners_share_pins_and_audit(&db);
+    rt.block_on(db.remove());
+}
+
+/// Two `serve` instances on one store (issue 8 §5): a pin approved with `pins approve`
+/// is enforced by both within one second, and both instances' audit events land in one
+/// table with their instance ids.
+fn two_listeners_share_pins_and_audit(db: &testdb::TestDb) {
+    let homes = [tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap()];
+    for h in &homes {
+        allow_tools_of(h.path(), "rug");
+    }
+    let url = db.url.as_str();
+    let a = Served::start_at(homes[0].path(), url, "rug", &rug_server());
+    let b = Served::start_at(homes[1].path(), url, "rug", &rug_server());
+    let mut sa = HttpSession::open(&a);
+    let mut sb = HttpSession::open(&b);
+    for s in [&mut sa, &mut sb] {
+        assert_eq!(s.tool_names(), ["get_invoice", "rug_pull"]);
+    }
+    // Each session's server changes get_invoice: withheld by both listeners.
+    for s in [&mut sa, &mut sb] {
+        let pulled = s.request("tools/call", &json!({"name": "rug_pull", "arguments": {}}));
+        assert!(pulled.get("result").is_some(), "{pulled}");
+        assert_eq!(s.tool_names(), ["export_all", "rug_pull"]);
+        let refused = s.request(
+            "tools/call",
+            &json!({"name": "get_invoice", "arguments": {"id": "7"}}),
+        );
+        assert_eq!(
+            refused["error"]["data"]["reason"], "pending_review",
+            "{refused}"
+        );
+    }
+    let out = run_at(
+        &[
+            "--json", "pins", "list", "--server", "rug", "--state", "pending",
+        ],
+        "",
+        url,
+        homes[0].path(),
+    );
+    let pending: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(pending.len(), 1, "{pending:?}");
+    let id = pending[0]["id"].as_i64().unwrap().to_string();
+    let out = run_at(&["pins", "approve", &id], "", url, homes[1].path());
+    assert_eq!(out.status.code(), Some(0));
+    let approved = std::time::Instant::now();
+    for s in [&mut sa, &mut sb] {
+        while !s.tool_names().contains(&"get_invoice".to_owned()) {
+            assert!(
+                approved.elapsed() <= Duration::from_secs(1),
+                "the approval did not reach a listener within 1 s"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let answer = s.request(
+            "tools/call",
+            &json!({"name": "get_invoice", "arguments": {"id": "7"}}),
+        );
+        assert_eq!(
+            answer["result"]["content"][0]["text"], "invoice 7",
+            "{answer}"
+        );
+    }
+    let pids = [a.child.id(), b.child.id()];
+    drop((sa, sb));
+    assert_eq!(a.stop().0, Some(0));
+    assert_eq!(b.stop().0, Some(0));
+    let out = run_at(
+        &["--json", "audit", "--server", "rug", "--limit", "10000"],
+        "",
+        url,
+        homes[0].path(),
+    );
+    let instances: std::collections::BTreeSet<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter_map(|e| e["instance"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(instances.len(), 2, "{instances:?}");
+    for pid in pids {
+        assert!(
+            instances.iter().any(|i| i.contains(&format!("-{pid}-"))),
+            "{pid}: {instances:?}"
+        );
+    }
 }
