@@ -65,7 +65,6 @@ pub(crate) fn run(cfg: &config::Config, store_url: &str, args: &ServeArgs) -> Re
                 "no place for the listener token: pass --token-file PATH (HOME is not set)"
             ))
         })?;
-    let (token, origin) = token::load_or_create(&token_path, args.rotate_token).map_err(input)?;
     let mut wcfg = relay_config(cfg, &name, args.command.clone());
     child::adopt_orphans();
     let rt = crate::runtime()?;
@@ -75,6 +74,10 @@ pub(crate) fn run(cfg: &config::Config, store_url: &str, args: &ServeArgs) -> Re
             .with_context(|| format!("cannot listen on {}", args.listen))
             .map_err(internal)?;
         let bound = listener.local_addr().map_err(internal)?;
+        // Only once the address is ours: a rotation by a second instance that cannot
+        // listen would lock every host out of the running one.
+        let (token, origin) =
+            token::load_or_create(&token_path, args.rotate_token).map_err(input)?;
         let mut policy = ListenerPolicy::new(bound, token_digest(&token), &cfg.limits);
         for h in &args.allow_host {
             policy = policy.allow_host(h).map_err(input)?;

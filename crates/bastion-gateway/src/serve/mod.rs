@@ -159,15 +159,7 @@ pub async fn serve(
     let app = axum::Router::new()
         .fallback(handle)
         .with_state(shared.clone());
-    // Answers are small writes (the event, then the end of the chunked body): without
-    // TCP_NODELAY, Nagle's algorithm holds the last one until the client's delayed ACK
-    // (~40 ms per request, measured with scripts/load_serve.py).
-    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    let served = axum::serve(listener, app)
-        .with_graceful_shutdown(crate::wrap::shutdown_signal())
-        .await;
+    let served = accept_loop(listener, app).await;
     reaper.abort();
     let mut sessions: Vec<Arc<Session>> = shared.sessions().drain().map(|(_, s)| s).collect();
     sessions.extend(shared.stateless_relay_take());
@@ -186,6 +178,64 @@ impl ServeConfig {
     fn wrap_grace(&self) -> Duration {
         Duration::from_millis(self.wrap.grace_ms)
     }
+}
+
+/// Open connections at most; more are closed at once (a local client could otherwise
+/// hold every file descriptor).
+const MAX_CONNECTIONS: usize = 512;
+/// A client must send a request's head within this time, from the connection's start or
+/// the previous answer (slowloris).
+const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Accepts connections until SIGTERM or SIGINT, each served by hyper's HTTP/1.1 with
+/// [`HEADER_READ_TIMEOUT`], at most [`MAX_CONNECTIONS`] at once; then drops them all
+/// (a slow client cannot hold the shutdown).
+async fn accept_loop(listener: tokio::net::TcpListener, app: axum::Router) -> std::io::Result<()> {
+    let permits = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let mut connections = tokio::task::JoinSet::new();
+    let shutdown = crate::wrap::shutdown_signal();
+    tokio::pin!(shutdown);
+    let mut refused = 0u64;
+    loop {
+        let accepted = tokio::select! {
+            () = &mut shutdown => break,
+            accepted = listener.accept() => accepted,
+            Some(_) = connections.join_next(), if !connections.is_empty() => continue,
+        };
+        let tcp = match accepted {
+            Ok((tcp, _)) => tcp,
+            Err(e) => {
+                // EMFILE and friends: back off instead of spinning.
+                eprintln!("mcp-bastion: cannot accept a connection: {e}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let Ok(permit) = permits.clone().try_acquire_owned() else {
+            refused += 1;
+            if refused.is_power_of_two() {
+                eprintln!(
+                    "mcp-bastion: {MAX_CONNECTIONS} connections are open; closed {refused} more so far"
+                );
+            }
+            continue;
+        };
+        // Answers are small writes (the event, then the end of the chunked body): without
+        // TCP_NODELAY, Nagle's algorithm holds the last one until the client's delayed
+        // ACK (~40 ms per request, measured with scripts/load_serve.py).
+        let _ = tcp.set_nodelay(true);
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        connections.spawn(async move {
+            let _ = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(HEADER_READ_TIMEOUT)
+                .serve_connection(hyper_util::rt::TokioIo::new(tcp), service)
+                .await;
+            drop(permit);
+        });
+    }
+    connections.abort_all();
+    Ok(())
 }
 
 /// Ends sessions idle past the timeout, every 15 s (or the timeout, if shorter).
@@ -210,14 +260,36 @@ async fn reap_idle(shared: Arc<Shared>) {
     }
 }
 
+/// A refusal of the session layer (unknown session, duplicate id, too many sessions,
+/// ...): carried on the response so [`handle`] audits it in one place.
+#[derive(Debug, Clone, Copy)]
+struct Refused(&'static str);
+
 /// Every request, whatever its path or method: the gate decides 404 and 405 too.
+/// Session-layer refusals are audited here (method, reason; never the session id).
 async fn handle(State(shared): State<Arc<Shared>>, req: Request<Body>) -> Response<Body> {
+    let method = req.method().as_str().to_owned();
+    let response = dispatch(&shared, req).await;
+    if let Some(Refused(reason)) = response.extensions().get::<Refused>().copied() {
+        record(&shared, &method, "session", reason, 0).await;
+    }
+    response
+}
+
+async fn dispatch(shared: &Arc<Shared>, req: Request<Body>) -> Response<Body> {
+    let shared = shared.clone();
     let (parts, body) = req.into_parts();
     let method = parts.method.as_str().to_owned();
-    let target = parts
-        .uri
-        .path_and_query()
-        .map_or_else(|| parts.uri.path().to_owned(), |p| p.as_str().to_owned());
+    // Absolute-form targets (`POST http://other/mcp`, RFC 9112 §3.2.2) go to the gate as
+    // written, which serves origin-form only.
+    let target = if parts.uri.scheme().is_some() || parts.uri.authority().is_some() {
+        parts.uri.to_string()
+    } else {
+        parts
+            .uri
+            .path_and_query()
+            .map_or_else(|| parts.uri.path().to_owned(), |p| p.as_str().to_owned())
+    };
     let headers: Vec<(&str, &[u8])> = parts
         .headers
         .iter()
@@ -248,7 +320,21 @@ async fn handle(State(shared): State<Arc<Shared>>, req: Request<Body>) -> Respon
         "POST" => {
             let mut buf = Vec::new();
             let mut body = body;
-            while let Some(frame) = body.frame().await {
+            // The body must keep coming: each chunk within `read_timeout_ms`.
+            let read_timeout = Duration::from_millis(shared.cfg.wrap.limits.read_timeout_ms);
+            loop {
+                let Ok(next) = tokio::time::timeout(read_timeout, body.frame()).await else {
+                    record(&shared, &method, "http", "read_timeout", buf.len()).await;
+                    let mut response = plain(
+                        StatusCode::REQUEST_TIMEOUT,
+                        "the request body stopped arriving (read_timeout_ms)",
+                    );
+                    response
+                        .headers_mut()
+                        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                    return response;
+                };
+                let Some(frame) = next else { break };
                 let Ok(frame) = frame else {
                     return plain(
                         StatusCode::BAD_REQUEST,
@@ -314,6 +400,15 @@ async fn post(shared: &Arc<Shared>, session_id: Option<&str>, frame: Vec<u8>) ->
             );
             return json_response(StatusCode::BAD_REQUEST, body);
         }
+    };
+    // The relay reads one message per line: the host's body goes on as the compact
+    // serialization of what was parsed (a pretty-printed body would otherwise split into
+    // several messages, each escaping the checks made on the body).
+    let Ok(frame) = serde_json::to_vec(&map) else {
+        return plain(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "cannot serialize the message",
+        );
     };
     let kind = match envelope::classify(&map) {
         Ok(k) => k,
@@ -456,10 +551,7 @@ async fn request(
 }
 
 /// A `text/event-stream` response whose events come from `rx` until it closes.
-fn event_stream(
-    rx: tokio::sync::mpsc::Receiver<session::Event>,
-    session_id: Option<&str>,
-) -> Response<Body> {
+fn event_stream(rx: session::Inlet, session_id: Option<&str>) -> Response<Body> {
     let stream = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv()
             .await
@@ -505,12 +597,13 @@ fn unknown_session(had_header: bool) -> Response<Body> {
     }
 }
 
-/// A JSON-RPC error object as an HTTP answer with `status`.
+/// A JSON-RPC error object as an HTTP answer with `status`, marked [`Refused`] for the
+/// audit.
 fn jsonrpc_refusal(
     status: StatusCode,
     raw_id: Option<&Value>,
     message: &str,
-    reason: &str,
+    reason: &'static str,
 ) -> Response<Body> {
     let body = envelope::error_response(
         raw_id.filter(|v| Id::from_value(v).is_some()),
@@ -518,7 +611,9 @@ fn jsonrpc_refusal(
         message,
         json!({"reason": reason}),
     );
-    json_response(status, body)
+    let mut response = json_response(status, body);
+    response.extensions_mut().insert(Refused(reason));
+    response
 }
 
 /// The gate's refusal: its status, `{"error": reason, "message": …}`, `Connection:

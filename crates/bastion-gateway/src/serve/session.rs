@@ -14,6 +14,7 @@ use crate::wrap::WrapConfig;
 use bastion_core::envelope::Id;
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, WriteHalf};
@@ -22,8 +23,65 @@ use tokio::sync::mpsc;
 /// Unsolicited messages kept for a `GET` stream that is not open yet; older ones are
 /// dropped beyond it (reported on stderr).
 pub(super) const BACKLOG: usize = 256;
+/// Bytes of unsolicited messages kept in the backlog at most (a server's messages may be
+/// up to `max_frame_bytes` each: the count alone would allow gigabytes per session).
+const BACKLOG_BYTES: usize = 8 * 1024 * 1024;
 /// Messages buffered per event stream before a slow reader loses unsolicited ones.
 const STREAM_BUFFER: usize = 64;
+/// Bytes buffered per event stream at most for unsolicited messages; an answer to the
+/// stream's own request is always delivered.
+const STREAM_BYTES: usize = 8 * 1024 * 1024;
+
+/// The sending side of one event stream, with the bytes it holds unread.
+struct Outlet {
+    tx: mpsc::Sender<Event>,
+    queued: Arc<AtomicUsize>,
+}
+
+/// The receiving side of one event stream (what the HTTP response body reads).
+pub(super) struct Inlet {
+    rx: mpsc::Receiver<Event>,
+    queued: Arc<AtomicUsize>,
+}
+
+fn stream_channel(capacity: usize) -> (Outlet, Inlet) {
+    let (tx, rx) = mpsc::channel(capacity);
+    let queued = Arc::new(AtomicUsize::new(0));
+    (
+        Outlet {
+            tx,
+            queued: queued.clone(),
+        },
+        Inlet { rx, queued },
+    )
+}
+
+impl Outlet {
+    /// Queues an unsolicited `event` unless the stream is full (count or bytes) or gone.
+    fn try_push(&self, event: &Event) -> bool {
+        let n = event.len();
+        if self.queued.fetch_add(n, Ordering::AcqRel) + n > STREAM_BYTES
+            || self.tx.try_send(event.clone()).is_err()
+        {
+            self.queued.fetch_sub(n, Ordering::AcqRel);
+            return false;
+        }
+        true
+    }
+
+    fn is_closed(&self) -> bool {
+        self.tx.is_closed()
+    }
+}
+
+impl Inlet {
+    /// The next event, `None` once the stream has ended.
+    pub(super) async fn recv(&mut self) -> Option<Event> {
+        let event = self.rx.recv().await?;
+        self.queued.fetch_sub(event.len(), Ordering::AcqRel);
+        Some(event)
+    }
+}
 /// Bytes buffered in each direction of the in-memory pipe to the relay (back-pressure
 /// beyond it).
 const PIPE_BYTES: usize = 256 * 1024;
@@ -33,7 +91,7 @@ pub(super) type Event = bytes::Bytes;
 
 /// A `POST` stream waiting for the answer to its request.
 struct Waiter {
-    tx: mpsc::Sender<Event>,
+    out: Outlet,
     /// The host's own id when the listener renumbered the request (the shared stateless
     /// relay): the answer gets it back.
     original: Option<Value>,
@@ -44,16 +102,17 @@ struct Routes {
     /// `POST` streams waiting for the answer to their request, by id.
     waiters: HashMap<Id, Waiter>,
     /// The session's `GET` stream.
-    stream: Option<mpsc::Sender<Event>>,
-    /// Unsolicited messages no stream could take yet.
+    stream: Option<Outlet>,
+    /// Unsolicited messages no stream could take yet, and their bytes.
     backlog: VecDeque<Event>,
+    backlog_bytes: usize,
     /// The relay has ended (server exited, session deleted).
     ended: bool,
 }
 
 /// A live session.
 pub(super) struct Session {
-    /// The `Mcp-Session-Id` (32 random bytes, hex), or `stateless` for the shared relay of
+    /// The `Mcp-Session-Id` (16 random bytes, hex), or `stateless` for the shared relay of
     /// the 2026-07-28 era.
     pub(super) id: String,
     /// Shared by many hosts (the stateless relay): messages that answer no request are
@@ -118,11 +177,7 @@ impl Session {
 
     /// Hands one host request to the relay; the returned receiver yields the events of
     /// its `POST` stream, the last one being the answer.
-    pub(super) async fn request(
-        &self,
-        id: Id,
-        frame: &[u8],
-    ) -> Result<mpsc::Receiver<Event>, SendError> {
+    pub(super) async fn request(&self, id: Id, frame: &[u8]) -> Result<Inlet, SendError> {
         self.request_as(id, frame, None).await
     }
 
@@ -133,8 +188,8 @@ impl Session {
         id: Id,
         frame: &[u8],
         original: Option<Value>,
-    ) -> Result<mpsc::Receiver<Event>, SendError> {
-        let (tx, rx) = mpsc::channel(STREAM_BUFFER);
+    ) -> Result<Inlet, SendError> {
+        let (out, inlet) = stream_channel(STREAM_BUFFER);
         {
             let mut routes = self.routes();
             if routes.ended {
@@ -143,13 +198,13 @@ impl Session {
             if routes.waiters.contains_key(&id) {
                 return Err(SendError::DuplicateId);
             }
-            routes.waiters.insert(id.clone(), Waiter { tx, original });
+            routes.waiters.insert(id.clone(), Waiter { out, original });
         }
         if let Err(e) = self.send(frame).await {
             self.routes().waiters.remove(&id);
             return Err(e);
         }
-        Ok(rx)
+        Ok(inlet)
     }
 
     /// Hands one host notification or response to the relay.
@@ -170,20 +225,21 @@ impl Session {
 
     /// Opens the session's `GET` stream (replacing an earlier one, which ends), first
     /// with the backlog.
-    pub(super) fn open_stream(&self) -> Result<mpsc::Receiver<Event>, SendError> {
+    pub(super) fn open_stream(&self) -> Result<Inlet, SendError> {
         self.touch();
-        let (tx, rx) = mpsc::channel(BACKLOG + STREAM_BUFFER);
+        let (out, inlet) = stream_channel(BACKLOG + STREAM_BUFFER);
         let mut routes = self.routes();
         if routes.ended {
             return Err(SendError::Ended);
         }
         while let Some(event) = routes.backlog.pop_front() {
-            if tx.try_send(event).is_err() {
+            routes.backlog_bytes -= event.len();
+            if !out.try_push(&event) {
                 break;
             }
         }
-        routes.stream = Some(tx);
-        Ok(rx)
+        routes.stream = Some(out);
+        Ok(inlet)
     }
 
     /// Ends the session: the relay sees the host close its side (the server gets
@@ -208,7 +264,7 @@ impl Session {
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let routes = self.routes();
         routes.waiters.is_empty()
-            && routes.stream.as_ref().is_none_or(mpsc::Sender::is_closed)
+            && routes.stream.as_ref().is_none_or(Outlet::is_closed)
             && now.duration_since(last) >= idle
     }
 
@@ -224,8 +280,10 @@ impl Session {
                     Some(original) => sse_event(&with_id(line, original)),
                     None => sse_event(line),
                 };
+                // The answer bypasses the unsolicited budget: it always goes out.
+                waiter.out.queued.fetch_add(event.len(), Ordering::AcqRel);
                 tokio::spawn(async move {
-                    let _ = waiter.tx.send(event).await;
+                    let _ = waiter.out.tx.send(event).await;
                 });
             }
             return;
@@ -239,27 +297,40 @@ impl Session {
             return;
         }
         let event = sse_event(line);
-        if let Some(tx) = &routes.stream
-            && tx.try_send(event.clone()).is_ok()
-        {
-            return;
-        }
         if routes
-            .waiters
-            .values()
-            .any(|w| w.tx.try_send(event.clone()).is_ok())
+            .stream
+            .as_ref()
+            .is_some_and(|out| out.try_push(&event))
         {
             return;
         }
-        if routes.backlog.len() >= BACKLOG {
-            routes.backlog.pop_front();
+        if routes.waiters.values().any(|w| w.out.try_push(&event)) {
+            return;
+        }
+        let mut dropped = 0usize;
+        while !routes.backlog.is_empty()
+            && (routes.backlog.len() >= BACKLOG
+                || routes.backlog_bytes + event.len() > BACKLOG_BYTES)
+        {
+            if let Some(old) = routes.backlog.pop_front() {
+                routes.backlog_bytes -= old.len();
+                dropped += 1;
+            }
+        }
+        if event.len() > BACKLOG_BYTES {
+            dropped += 1;
+        } else {
+            routes.backlog_bytes += event.len();
+            routes.backlog.push_back(event);
+        }
+        if dropped > 0 {
             eprintln!(
-                "mcp-bastion[{}]: session {}: no event stream open; dropped the oldest unsolicited message ({BACKLOG} kept)",
+                "mcp-bastion[{}]: session {}: no event stream took them; dropped {dropped} unsolicited message(s) (at most {BACKLOG} and {} MiB kept)",
                 self.name,
-                short(&self.id)
+                short(&self.id),
+                BACKLOG_BYTES >> 20
             );
         }
-        routes.backlog.push_back(event);
     }
 }
 
@@ -285,12 +356,25 @@ async fn route(
             }
         }
     }
-    {
+    let orphaned: Vec<(Id, Waiter)> = {
         let mut routes = session.routes();
         routes.ended = true;
-        routes.waiters.clear();
         routes.stream = None;
         routes.backlog.clear();
+        routes.backlog_bytes = 0;
+        routes.waiters.drain().collect()
+    };
+    // Requests the relay never answered (the server could not start, or the session was
+    // deleted meanwhile): each stream ends with an error, not empty.
+    for (id, waiter) in orphaned {
+        let raw_id = waiter.original.unwrap_or_else(|| id.to_value());
+        let frame = bastion_core::envelope::error_response(
+            Some(&raw_id),
+            bastion_core::envelope::codes::UPSTREAM_UNAVAILABLE,
+            "The server is no longer running (the session ended)",
+            serde_json::json!({"reason": "upstream_exited"}),
+        );
+        let _ = waiter.out.tx.try_send(sse_event(&frame));
     }
     session.close().await;
     let how = match relay.await {
@@ -327,9 +411,20 @@ fn with_id(line: &[u8], original: Value) -> Vec<u8> {
     }
 }
 
-/// `event: message` with the JSON text as its single `data` line (the relay writes one
-/// message per line, so the text has no line break).
+/// `event: message` with the JSON text as its single `data` line. The relay writes one
+/// message per line, but JSON whitespace may hold a CR, which ends a line for an event
+/// stream parser (WHATWG HTML §9.2.6) and would cut the message: such a message is
+/// re-serialized without whitespace.
 fn sse_event(line: &[u8]) -> Event {
+    let compact;
+    let line = if memchr::memchr(b'\r', line).is_some() {
+        compact = serde_json::from_slice::<Value>(line)
+            .and_then(|v| serde_json::to_vec(&v))
+            .unwrap_or_else(|_| line.iter().copied().filter(|&b| b != b'\r').collect());
+        &compact[..]
+    } else {
+        line
+    };
     let mut out = Vec::with_capacity(line.len() + 24);
     out.extend_from_slice(b"event: message\ndata: ");
     out.extend_from_slice(line);
@@ -381,6 +476,11 @@ mod tests {
     fn events_are_single_data_lines() {
         assert_eq!(
             &sse_event(br#"{"a":1}"#)[..],
+            b"event: message\ndata: {\"a\":1}\n\n"
+        );
+        // A CR as JSON whitespace would end the data line early for an SSE parser.
+        assert_eq!(
+            &sse_event(b"\r{\"a\":\r1}")[..],
             b"event: message\ndata: {\"a\":1}\n\n"
         );
     }

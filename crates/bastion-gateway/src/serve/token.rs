@@ -4,7 +4,7 @@
 //! ([`bastion_core::http_gate::token_digest`]).
 
 use std::io::Write as _;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// Random bytes per token (256 bits), written as 64 lowercase hex characters (a
@@ -35,6 +35,17 @@ pub enum TokenError {
         path: PathBuf,
         /// Its permission bits.
         mode: u32,
+    },
+    /// The file is a symbolic link, or belongs to another user: someone else may know
+    /// (or have chosen) the token.
+    #[error(
+        "the listener token file {path} {why}; remove it (a new token is generated) or point --token-file at a file of your own"
+    )]
+    NotOwn {
+        /// The file.
+        path: PathBuf,
+        /// `is a symbolic link` or `belongs to another user`.
+        why: &'static str,
     },
     /// The file holds no usable token.
     #[error(
@@ -70,14 +81,26 @@ pub fn load_or_create(path: &Path, rotate: bool) -> Result<(String, TokenOrigin)
     if !rotate {
         match std::fs::read_to_string(path) {
             Ok(text) => {
-                let mode = std::fs::metadata(path)
-                    .map_err(|source| TokenError::Io {
-                        action: "read",
+                let meta = std::fs::symlink_metadata(path).map_err(|source| TokenError::Io {
+                    action: "read",
+                    path: path.into(),
+                    source,
+                })?;
+                if meta.file_type().is_symlink() {
+                    return Err(TokenError::NotOwn {
                         path: path.into(),
-                        source,
-                    })?
-                    .permissions()
-                    .mode();
+                        why: "is a symbolic link",
+                    });
+                }
+                // The effective uid of this process is the owner of /proc/self (Linux).
+                let me = std::fs::metadata("/proc/self").map(|m| m.uid()).ok();
+                if me.is_some_and(|uid| uid != meta.uid()) {
+                    return Err(TokenError::NotOwn {
+                        path: path.into(),
+                        why: "belongs to another user",
+                    });
+                }
+                let mode = meta.permissions().mode();
                 if mode & 0o077 != 0 {
                     return Err(TokenError::Exposed {
                         path: path.into(),
@@ -122,8 +145,13 @@ fn write_private(path: &Path, token: &str) -> Result<(), TokenError> {
             .create(dir)
             .map_err(|e| io("create", e))?;
     }
-    let tmp = path.with_extension("tmp");
-    let _ = std::fs::remove_file(&tmp);
+    // A name of our own beside the file (never an existing file's): `.NAME.RANDOM.tmp`.
+    let mut tag = [0u8; 8];
+    getrandom::fill(&mut tag).map_err(|e| TokenError::Random(e.to_string()))?;
+    let mut name = std::ffi::OsString::from(".");
+    name.push(path.file_name().unwrap_or_default());
+    name.push(format!(".{}.tmp", hex::encode(tag)));
+    let tmp = path.with_file_name(name);
     let mut file = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -134,7 +162,10 @@ fn write_private(path: &Path, token: &str) -> Result<(), TokenError> {
         .and_then(|()| file.write_all(b"\n"))
         .and_then(|()| file.sync_all())
         .map_err(|e| io("create", e))?;
-    std::fs::rename(&tmp, path).map_err(|e| io("replace", e))
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io("replace", e)
+    })
 }
 
 #[cfg(test)]
@@ -159,6 +190,24 @@ mod tests {
         assert_eq!(origin, TokenOrigin::Generated);
         assert_ne!(rotated, first);
         assert_eq!(load_or_create(&path, false).unwrap().0, rotated);
+    }
+
+    #[test]
+    fn symlinks_are_refused_and_neighbours_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real-token");
+        load_or_create(&real, false).unwrap();
+        let link = dir.path().join("serve-token");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        assert!(matches!(
+            load_or_create(&link, false),
+            Err(TokenError::NotOwn { .. })
+        ));
+        // Writing never touches a file that merely looks like a temporary name.
+        let neighbour = dir.path().join("serve-token.tmp");
+        std::fs::write(&neighbour, "precious").unwrap();
+        load_or_create(&dir.path().join("serve-token2"), false).unwrap();
+        assert_eq!(std::fs::read_to_string(&neighbour).unwrap(), "precious");
     }
 
     #[test]

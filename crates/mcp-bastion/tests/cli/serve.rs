@@ -348,6 +348,27 @@ fn the_listener_refuses_rebinding_csrf_missing_tokens_and_oversized_bodies() {
         .and_then(|d| serde_json::from_str(d).ok())
         .unwrap_or_else(|| panic!("no event in {text}"));
     assert_eq!(answer, json!({"jsonrpc": "2.0", "id": 5, "result": {}}));
+    // A pretty-printed body is one message (the relay reads lines: it gets the compact
+    // form), not several smuggled past the checks made on the body.
+    let pretty = "{\n \"jsonrpc\": \"2.0\",\n \"id\": 9,\n \"method\": \"ping\"\n}";
+    let (status, text) = served.post(pretty, &format!("\nMcp-Session-Id: {sid}"));
+    assert_eq!(status, 200, "{text}");
+    assert!(
+        text.contains(r#""id":9"#) && !text.contains("-32700"),
+        "{text}"
+    );
+    let smuggle = "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":\n{\"x\":[\n{\"jsonrpc\":\"2.0\",\"id\":77,\"method\":\"initialize\",\"params\":{}}\n]}}";
+    let (status, text) = served.post(smuggle, &format!("\nMcp-Session-Id: {sid}"));
+    assert_eq!(status, 202, "{text}");
+    // Absolute-form targets are not the endpoint, whatever their authority.
+    expect(
+        served.raw(
+            &format!("POST http://attacker.example/mcp HTTP/1.1\nHost: {addr}\nAuthorization: Bearer {token}\nContent-Type: application/json\nAccept: application/json, text/event-stream\nContent-Length: {}", INIT.len()),
+            INIT.as_bytes(),
+        ),
+        404,
+        "http_not_found",
+    );
     // DELETE ends it.
     let (status, _) = served.raw(
         &format!("DELETE /mcp HTTP/1.1\nHost: {addr}\nAuthorization: Bearer {token}\nMcp-Session-Id: {sid}\nConnection: close"),
@@ -383,11 +404,107 @@ fn the_listener_refuses_rebinding_csrf_missing_tokens_and_oversized_bodies() {
             "{reason} not audited"
         );
     }
+    // Session-layer refusals too (never the session id itself).
+    for reason in ["session_required", "session_not_found"] {
+        assert!(
+            events
+                .iter()
+                .any(|e| e["message_kind"] == "session" && e["reason"] == reason),
+            "{reason} not audited"
+        );
+    }
+    // The smuggled `initialize` never reached the server.
+    assert!(
+        !events
+            .iter()
+            .any(|e| e["method"] == "initialize" && e["request_id"] == "77"),
+        "a message inside another was relayed"
+    );
     let raw = serde_json::to_string(&events).unwrap();
     assert!(
         !raw.contains(&token) && !raw.contains("attacker.example"),
         "header values leaked"
     );
+    assert!(!raw.contains(&sid), "the session id leaked into the audit");
+}
+
+#[test]
+fn slow_clients_time_out_and_cannot_hold_the_shutdown() {
+    let dir = tempfile::tempdir().unwrap();
+    allow_tools_of(dir.path(), "py");
+    let served = Served::start(dir.path(), "py", &py_server());
+    // A head that never ends (slowloris): the listener hangs up after its header timeout.
+    let mut slow = TcpStream::connect(&served.addr).unwrap();
+    slow.write_all(format!("GET /mcp HTTP/1.1\r\nHost: {}\r\n", served.addr).as_bytes())
+        .unwrap();
+    slow.set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    let started = std::time::Instant::now();
+    let mut rest = Vec::new();
+    let _ = slow.read_to_end(&mut rest);
+    let waited = started.elapsed();
+    assert!(
+        waited < Duration::from_secs(15),
+        "an unfinished head held the connection for {waited:?}"
+    );
+    // A body that stops arriving: 408 after read_timeout_ms.
+    let mut stalled = TcpStream::connect(&served.addr).unwrap();
+    stalled
+        .write_all(
+            format!(
+                "POST /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{{\"jsonrpc\"",
+                served.addr, served.token
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+    // Shutdown is not held by connections that send nothing more.
+    let holders: Vec<TcpStream> = (0..20)
+        .map(|_| {
+            let mut c = TcpStream::connect(&served.addr).unwrap();
+            c.write_all(b"GET /mcp HTTP/1.1\r\n").unwrap();
+            c
+        })
+        .collect();
+    let stopping = std::time::Instant::now();
+    let (code, err) = served.stop();
+    assert_eq!(code, Some(0), "{err:?}");
+    assert!(
+        stopping.elapsed() < Duration::from_secs(8),
+        "slow clients held the shutdown for {:?}",
+        stopping.elapsed()
+    );
+    drop(holders);
+    let mut answer = String::new();
+    let _ = stalled.read_to_string(&mut answer);
+    assert!(
+        answer.is_empty() || answer.starts_with("HTTP/1.1 408"),
+        "{answer}"
+    );
+}
+
+#[test]
+fn a_server_that_cannot_start_answers_initialize_with_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    allow_tools_of(dir.path(), "gone");
+    let served = Served::start(
+        dir.path(),
+        "gone",
+        &[
+            "python3".to_owned(),
+            "-c".to_owned(),
+            "import sys; sys.exit(3)".to_owned(),
+        ],
+    );
+    let (status, text) = served.post(INIT, "");
+    assert_eq!(status, 200, "{text}");
+    let answer: Value = text
+        .lines()
+        .find_map(|l| l.strip_prefix("data: "))
+        .and_then(|d| serde_json::from_str(d).ok())
+        .unwrap_or_else(|| panic!("an empty stream: {text}"));
+    assert_eq!(answer["id"], 1, "{answer}");
+    assert!(answer.get("error").is_some(), "{answer}");
 }
 
 #[test]
@@ -469,7 +586,7 @@ impl<'a> HttpSession<'a> {
                     .map(str::to_owned)
             })
             .expect("a session id");
-        let mut s = Self {
+        let s = Self {
             served,
             sid,
             next: 100,
