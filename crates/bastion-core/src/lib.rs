@@ -70,6 +70,11 @@ pub fn warm_up() {
 /// The sanitizer half of [`warm_up`] (HTML and markdown sanitizers, terminal parser), so
 /// a caller can build it on another thread than the detectors.
 pub fn warm_up_sanitizers() {
+    static DONE: std::sync::Once = std::sync::Once::new();
+    DONE.call_once(warm_up_sanitizers_now);
+}
+
+fn warm_up_sanitizers_now() {
     let policy = sanitize::ContentPolicy::default();
     let html = "<p onclick=\"x()\">Hi <img src=\"https://t.example/p.gif?d=1\"> \u{202e}</p>";
     let _ = sanitize::sanitize_markup(html, Some("text/html"), &policy, "");

@@ -9,8 +9,12 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufWriter};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::time::Instant;
 
-/// Bytes read per `read` call.
+/// Bytes read per `read` call at most: the buffer starts at [`FIRST_CHUNK`] and doubles
+/// up to this while reads fill it, so an idle peer (a `serve` session waiting for its
+/// host) holds a small buffer and a large transfer still moves in large reads.
 const READ_CHUNK: usize = 128 * 1024;
+/// The read buffer's first size, bytes.
+const FIRST_CHUNK: usize = 8 * 1024;
 
 /// What [`FrameReader::next`] yields.
 #[derive(Debug)]
@@ -46,7 +50,7 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
         Self {
             inner,
             dec: FrameDecoder::new(limit),
-            buf: vec![0; READ_CHUNK],
+            buf: vec![0; FIRST_CHUNK],
             ready: VecDeque::new(),
             scratch: Vec::new(),
             partial_since: None,
@@ -98,6 +102,7 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
                 self.ready.extend(self.dec.finish());
                 continue;
             }
+            let full = n == self.buf.len();
             if self.dropping && memchr::memchr(b'\n', &self.buf[..n]).is_some() {
                 self.dropping = false;
             }
@@ -105,6 +110,9 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
             self.dec.push(&self.buf[..n], &mut out);
             self.ready.extend(out.drain(..));
             self.scratch = out;
+            if full && self.buf.len() < READ_CHUNK {
+                self.buf.resize(self.buf.len() * 2, 0);
+            }
             if self.dropping {
                 // Still inside the dropped line: nothing to time out.
             } else if self.dec.has_partial() {
