@@ -19,13 +19,15 @@ pub mod pinning;
 mod relay;
 pub mod scan;
 pub mod serve;
+mod sse;
 pub mod stdio;
+mod upstream;
 pub mod wrap;
 
 pub use audit::AuditSink;
 pub use pinning::PinMode;
 pub use relay::{ElicitSetup, PublishSetup};
-pub use wrap::{PinningSetup, WrapConfig, launch_config, wrap};
+pub use wrap::{PinningSetup, RemoteServer, WrapConfig, launch_config, wrap};
 
 /// Errors that stop the gateway (as opposed to refused messages, which are values and
 /// keep it running).

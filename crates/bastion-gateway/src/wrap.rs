@@ -53,6 +53,19 @@ pub struct WrapConfig {
     /// Publisher mode (`mcp-bastion publish`): cache hints from the contract, and
     /// `list_changed` withheld while the contract is not the active one.
     pub publish: Option<crate::relay::PublishSetup>,
+    /// A remote server over Streamable HTTP (`wrap --url`) instead of `command`.
+    pub remote: Option<RemoteServer>,
+}
+
+/// A remote MCP server (`wrap --url`).
+#[derive(Debug, Clone)]
+pub struct RemoteServer {
+    /// The MCP endpoint (`https://…/mcp`).
+    pub url: String,
+    /// The client every request goes through (URL gate, vetting resolver, no proxy).
+    pub fetcher: crate::fetch::SafeFetcher,
+    /// Headers sent with every request (e.g. `Authorization`).
+    pub headers: reqwest::header::HeaderMap,
 }
 
 /// Where pins live and how strictly they apply.
@@ -97,6 +110,7 @@ impl WrapConfig {
             elicitation: crate::relay::ElicitSetup::default(),
             contract: None,
             publish: None,
+            remote: None,
         }
     }
 }
@@ -139,21 +153,8 @@ where
         Some(setup) => Some(Arc::new(open_pinning(&cfg, setup, &audit).await?)),
         None => None,
     };
-    let mut server = child::spawn(&cfg.command)?;
-    // Compile the detectors while the server starts up, not on its first answer.
-    let pgid = server.id();
-    let server_in = server
-        .stdin
-        .take()
-        .ok_or_else(|| GatewayError::Protocol("server stdin unavailable".into()))?;
-    let server_out = server
-        .stdout
-        .take()
-        .ok_or_else(|| GatewayError::Protocol("server stdout unavailable".into()))?;
-    let server_err = server
-        .stderr
-        .take()
-        .ok_or_else(|| GatewayError::Protocol("server stderr unavailable".into()))?;
+    let (mut server, server_in, server_out, server_err) = Upstream::start(&cfg)?;
+    let pgid = server.pgid();
 
     let (to_host, host_rx) = Outbox::new();
     let (to_server, server_rx) = Outbox::new();
@@ -161,7 +162,14 @@ where
     let close_server = Arc::new(Notify::new());
     let mut host_writer = tokio::spawn(write_frames(host_rx, host_out, close_host.clone()));
     let server_writer = tokio::spawn(write_frames(server_rx, server_in, close_server.clone()));
-    let stderr_pump = tokio::spawn(pump_stderr(server_err, cfg.name.clone()));
+    let stderr_pump = tokio::spawn({
+        let name = cfg.name.clone();
+        async move {
+            if let Some(err) = server_err {
+                pump_stderr(err, name).await;
+            }
+        }
+    });
 
     let relay = Arc::new(
         Relay::new(
@@ -199,8 +207,8 @@ where
     });
 
     let grace = Duration::from_millis(cfg.grace_ms);
-    let status = tokio::select! {
-        status = server.wait() => status?,
+    let code = tokio::select! {
+        code = server.wait() => code?,
         end = async {
             tokio::select! {
                 _ = &mut host_reader => HostEnd::Closed,
@@ -222,7 +230,7 @@ where
             // Requests the host can no longer receive answers to: the server may stop them.
             relay.cancel_all_upstream(why);
             close_server.notify_one();
-            child::stop(&mut server, grace).await?
+            server.stop(grace).await?
         }
     };
 
@@ -244,7 +252,86 @@ where
     close_host.notify_one();
     let _ = tokio::time::timeout(Duration::from_secs(2), &mut host_writer).await;
     stderr_pump.abort();
-    Ok(child::exit_code(status))
+    Ok(code)
+}
+
+/// The server: a local process (its stdin, stdout and stderr), or a remote one over
+/// Streamable HTTP ([`crate::upstream`]) seen through an in-memory pipe.
+enum Upstream {
+    Process(tokio::process::Child),
+    Http(tokio::task::JoinHandle<()>),
+}
+
+type ServerIn = std::pin::Pin<Box<dyn AsyncWrite + Send>>;
+type ServerOut = std::pin::Pin<Box<dyn AsyncRead + Send>>;
+type ServerErr = Option<tokio::process::ChildStderr>;
+
+impl Upstream {
+    fn start(cfg: &WrapConfig) -> Result<(Self, ServerIn, ServerOut, ServerErr), GatewayError> {
+        if let Some(remote) = &cfg.remote {
+            let (pipe, task) = crate::upstream::start(
+                &cfg.name,
+                remote.fetcher.clone(),
+                &remote.url,
+                remote.headers.clone(),
+                cfg.limits.max_frame_bytes,
+            );
+            let (out, input) = tokio::io::split(pipe);
+            return Ok((Self::Http(task), Box::pin(input), Box::pin(out), None));
+        }
+        let mut server = child::spawn(&cfg.command)?;
+        let server_in = server
+            .stdin
+            .take()
+            .ok_or_else(|| GatewayError::Protocol("server stdin unavailable".into()))?;
+        let server_out = server
+            .stdout
+            .take()
+            .ok_or_else(|| GatewayError::Protocol("server stdout unavailable".into()))?;
+        let server_err = server.stderr.take();
+        Ok((
+            Self::Process(server),
+            Box::pin(server_in),
+            Box::pin(server_out),
+            server_err,
+        ))
+    }
+
+    /// The process group to clean up after (local servers).
+    fn pgid(&self) -> Option<u32> {
+        match self {
+            Self::Process(c) => c.id(),
+            Self::Http(_) => None,
+        }
+    }
+
+    /// Waits until the server is gone: its exit code (a remote session ends with 0).
+    async fn wait(&mut self) -> std::io::Result<i32> {
+        match self {
+            Self::Process(c) => c.wait().await.map(child::exit_code),
+            Self::Http(task) => {
+                let _ = task.await;
+                Ok(0)
+            }
+        }
+    }
+
+    /// Stops the server: a process gets `grace`, SIGTERM, SIGKILL; a remote session is
+    /// ended (`DELETE`) within `grace`.
+    async fn stop(&mut self, grace: Duration) -> std::io::Result<i32> {
+        match self {
+            Self::Process(c) => child::stop(c, grace).await.map(child::exit_code),
+            Self::Http(task) => {
+                if tokio::time::timeout(grace + Duration::from_secs(2), &mut *task)
+                    .await
+                    .is_err()
+                {
+                    task.abort();
+                }
+                Ok(0)
+            }
+        }
+    }
 }
 
 /// Opens pinning, checks the launch config, reports drift (stderr, audit) and refuses a
@@ -254,7 +341,10 @@ async fn open_pinning(
     setup: &PinningSetup,
     audit: &AuditSink,
 ) -> Result<Pinning, GatewayError> {
-    let launch = launch_config(&cfg.name, &cfg.command);
+    let mut launch = launch_config(&cfg.name, &cfg.command);
+    if let Some(remote) = &cfg.remote {
+        launch.url = Some(remote.url.clone());
+    }
     let (pinning, check) =
         Pinning::open(setup.store.clone(), &launch, setup.mode, crate::now_ms()).await?;
     if !check.findings.is_empty() || check.refused {

@@ -1038,6 +1038,9 @@ mod faults;
 #[path = "cli/serve.rs"]
 mod serve;
 
+#[path = "cli/remote.rs"]
+mod remote;
+
 #[path = "../../bastion-gateway/tests/support/procs.rs"]
 mod procs;
 

@@ -196,6 +196,26 @@ impl SafeFetcher {
         Ok(self.resolver.vet(host).await?.0)
     }
 
+    /// Sends `request` once (no redirects, no overall deadline: the connect timeout
+    /// applies) under the same gate and vetting resolver as [`SafeFetcher::fetch`], and
+    /// returns the response with its body unread, for a caller that streams it (an MCP
+    /// upstream's event stream) under its own size limits.
+    ///
+    /// # Errors
+    /// [`FetchError::UrlRefused`], [`FetchError::AddressRefused`],
+    /// [`FetchError::Resolve`], [`FetchError::Transport`].
+    pub async fn open(&self, request: FetchRequest) -> Result<reqwest::Response, FetchError> {
+        let (url, _) = self.gate(&request.url, 0, "/url")?;
+        let mut builder = self
+            .client
+            .request(request.method.clone(), url.clone())
+            .headers(request.headers.clone());
+        if let Some(body) = request.body {
+            builder = builder.body(body);
+        }
+        builder.send().await.map_err(|e| transport(&url, e))
+    }
+
     /// Performs `request` under the gate, the vetting resolver and the limits (module
     /// docs).
     ///

@@ -33,7 +33,8 @@ async def run(mode, steps, argv):
     # The SDK passes only a minimal environment to the server by default; the tests
     # point the gateway at a temporary store through MCP_BASTION_STORE.
     if argv[0].startswith(("http://", "https://")):
-        headers = {"Authorization": "Bearer " + os.environ["MCP_TEST_BEARER"]}
+        bearer = os.environ.get("MCP_TEST_BEARER")
+        headers = {"Authorization": "Bearer " + bearer} if bearer else {}
         params = streamable_http_client(argv[0], http_client=create_mcp_http_client(headers=headers))
     else:
         params = StdioServerParameters(command=argv[0], args=argv[1:], env=dict(os.environ))

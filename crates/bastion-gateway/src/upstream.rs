@@ -1,0 +1,393 @@
+//! `wrap --url`: the server is a remote MCP server over Streamable HTTP (MCP 2025-11-25
+//! Transports §Streamable HTTP; 2026-07-28 header rules), seen by the relay as a pipe of
+//! newline-delimited messages like a local server's stdout and stdin.
+//!
+//! Each message the relay sends is `POST`ed on its own (concurrently, at most
+//! [`MAX_IN_FLIGHT`]) with `Accept: application/json, text/event-stream`; the answer —
+//! a JSON body or an event stream — is written back as lines, where the relay applies
+//! every check it applies to a local server (the strict parser sees the bytes the server
+//! sent: raw CR/LF, which valid JSON holds only as whitespace, become spaces; in invalid
+//! JSON they become a control character so the frame stays invalid). Legacy era: the
+//! `Mcp-Session-Id` of the `initialize` answer goes on every later request, the
+//! negotiated version in `MCP-Protocol-Version`, and a `GET` event stream carries the
+//! server's own requests and notifications; the session is ended with `DELETE` when the
+//! host goes away. 2026-07-28: `MCP-Protocol-Version` is the request's `_meta` version,
+//! `Mcp-Method`/`Mcp-Name` mirror the body. Every connection goes through the
+//! [`crate::fetch::SafeFetcher`] (URL gate, vetting resolver, no proxy, no redirects).
+//! A request the server cannot be reached for is answered with a JSON-RPC error
+//! (-32054, reason `upstream_unavailable`).
+
+use crate::fetch::{FetchRequest, SafeFetcher};
+use bastion_core::era::META_PROTOCOL_VERSION;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::{Value, json};
+use std::sync::{Arc, Mutex};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, WriteHalf};
+use tokio::sync::Semaphore;
+
+/// Requests in flight to the upstream at most (more wait: back-pressure on the relay).
+const MAX_IN_FLIGHT: usize = 64;
+
+/// What the pump knows about the upstream session.
+#[derive(Default)]
+struct SessionState {
+    /// `Mcp-Session-Id` from the `initialize` answer (legacy era).
+    id: Option<String>,
+    /// The negotiated legacy protocol version.
+    version: Option<String>,
+    /// The `GET` stream was started.
+    listening: bool,
+}
+
+struct Pump {
+    fetcher: SafeFetcher,
+    url: String,
+    extra: HeaderMap,
+    max_frame_bytes: usize,
+    to_relay: tokio::sync::Mutex<WriteHalf<DuplexStream>>,
+    state: Mutex<SessionState>,
+    name: String,
+    /// The `GET` stream's task, ended with the pump.
+    listener: Mutex<Option<tokio::task::JoinHandle<()>>>,
+}
+
+/// Starts the pump for `url`; returns the relay's side of the pipe (read: what the server
+/// sent; write: what the relay sends) and the pump task, which ends when the relay
+/// closes its side (after ending the upstream session).
+pub(crate) fn start(
+    name: &str,
+    fetcher: SafeFetcher,
+    url: &str,
+    extra: HeaderMap,
+    max_frame_bytes: usize,
+) -> (DuplexStream, tokio::task::JoinHandle<()>) {
+    let (relay_side, pump_side) = tokio::io::duplex(256 * 1024);
+    let (from_relay, to_relay) = tokio::io::split(pump_side);
+    let pump = Arc::new(Pump {
+        fetcher,
+        url: url.to_owned(),
+        extra,
+        max_frame_bytes,
+        to_relay: tokio::sync::Mutex::new(to_relay),
+        state: Mutex::new(SessionState::default()),
+        name: name.to_owned(),
+        listener: Mutex::new(None),
+    });
+    let task = tokio::spawn(async move {
+        let permits = Arc::new(Semaphore::new(MAX_IN_FLIGHT));
+        let mut reader = BufReader::new(from_relay);
+        let mut line = Vec::new();
+        let mut posts = tokio::task::JoinSet::new();
+        loop {
+            line.clear();
+            match reader.read_until(b'\n', &mut line).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            if line.last() == Some(&b'\n') {
+                line.pop();
+            }
+            let Ok(permit) = permits.clone().acquire_owned().await else {
+                break;
+            };
+            let (pump, frame) = (pump.clone(), std::mem::take(&mut line));
+            posts.spawn(async move {
+                pump.post(frame).await;
+                drop(permit);
+            });
+            while posts.try_join_next().is_some() {}
+        }
+        posts.abort_all();
+        if let Some(task) = pump
+            .listener
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+        {
+            task.abort();
+        }
+        pump.end_session().await;
+    });
+    (relay_side, task)
+}
+
+impl Pump {
+    fn state(&self) -> std::sync::MutexGuard<'_, SessionState> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Headers for one message: session, protocol version, 2026-07-28 mirrors.
+    fn headers_for(&self, msg: &Value) -> HeaderMap {
+        let mut h = self.extra.clone();
+        h.insert(
+            reqwest::header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        h.insert(
+            reqwest::header::ACCEPT,
+            HeaderValue::from_static("application/json, text/event-stream"),
+        );
+        let params = msg.get("params");
+        let meta_version = params
+            .and_then(|p| p.get("_meta"))
+            .and_then(|m| m.get(META_PROTOCOL_VERSION))
+            .and_then(Value::as_str);
+        let state = self.state();
+        let version = meta_version.or(state.version.as_deref());
+        let mut put = |name: &'static str, value: &str| {
+            if let Ok(v) = HeaderValue::from_str(value) {
+                h.insert(HeaderName::from_static(name), v);
+            }
+        };
+        if let Some(v) = version {
+            put("mcp-protocol-version", v);
+        }
+        if let Some(id) = &state.id {
+            put("mcp-session-id", id);
+        }
+        if meta_version.is_some()
+            && let Some(method) = msg.get("method").and_then(Value::as_str)
+        {
+            put("mcp-method", method);
+            if let Some(name) = params
+                .and_then(|p| p.get("name").or_else(|| p.get("uri")))
+                .and_then(Value::as_str)
+            {
+                put("mcp-name", name);
+            }
+        }
+        h
+    }
+
+    /// `POST`s one message and relays what comes back.
+    async fn post(self: Arc<Self>, frame: Vec<u8>) {
+        let msg: Value = serde_json::from_slice(&frame).unwrap_or(Value::Null);
+        let request_id = msg
+            .get("method")
+            .and_then(|_| msg.get("id"))
+            .filter(|id| !id.is_null())
+            .cloned();
+        let is_initialize = msg.get("method").and_then(Value::as_str) == Some("initialize");
+        let mut request = FetchRequest::post(self.url.clone(), "application/json", frame);
+        request.headers = self.headers_for(&msg);
+        let response = match self.fetcher.open(request).await {
+            Ok(r) => r,
+            Err(e) => {
+                self.unavailable(request_id.as_ref(), &e.to_string()).await;
+                return;
+            }
+        };
+        let status = response.status();
+        if is_initialize
+            && let Some(sid) = response
+                .headers()
+                .get("mcp-session-id")
+                .and_then(|v| v.to_str().ok())
+        {
+            self.state().id = Some(sid.to_owned());
+        }
+        if status == reqwest::StatusCode::ACCEPTED {
+            return;
+        }
+        if !status.is_success() {
+            let detail = format!("the server answered HTTP {status}");
+            self.unavailable(request_id.as_ref(), &detail).await;
+            return;
+        }
+        let event_stream = response
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|ct| ct.trim_start().starts_with("text/event-stream"));
+        let answered = if event_stream {
+            self.relay_events(response).await
+        } else {
+            self.relay_body(response).await
+        };
+        if is_initialize {
+            Self::after_initialize(&self);
+        }
+        if !answered && let Some(id) = &request_id {
+            self.unavailable(Some(id), "the server's answer ended without a message")
+                .await;
+        }
+    }
+
+    /// A JSON body: one message. Returns `true` when something was relayed.
+    async fn relay_body(&self, mut response: reqwest::Response) -> bool {
+        let mut body = Vec::new();
+        loop {
+            match response.chunk().await {
+                Ok(Some(chunk)) => {
+                    if body.len() + chunk.len() > self.max_frame_bytes {
+                        // The relay refuses it as too large: hand it an over-limit line.
+                        body.extend_from_slice(&chunk);
+                        break;
+                    }
+                    body.extend_from_slice(&chunk);
+                }
+                Ok(None) => break,
+                Err(_) => return false,
+            }
+        }
+        if body.iter().all(u8::is_ascii_whitespace) {
+            return false;
+        }
+        self.to_host(&body).await;
+        true
+    }
+
+    /// An event stream: each event's data is one message (WHATWG HTML §9.2.6). Returns
+    /// `true` when something was relayed.
+    async fn relay_events(&self, mut response: reqwest::Response) -> bool {
+        let mut parser = crate::sse::EventParser::new(self.max_frame_bytes);
+        let mut relayed = false;
+        loop {
+            let Ok(Some(chunk)) = response.chunk().await else {
+                break;
+            };
+            for event in parser.push(&chunk) {
+                match event {
+                    crate::sse::Event::Data(data) => {
+                        self.to_host(&data).await;
+                        relayed = true;
+                    }
+                    crate::sse::Event::TooLarge(prefix) => {
+                        // Hand the relay an over-limit line: it refuses it and answers
+                        // the pending request (its id is read from the prefix).
+                        let mut line = prefix;
+                        line.resize(self.max_frame_bytes + 1, b' ');
+                        self.to_host(&line).await;
+                        relayed = true;
+                    }
+                }
+            }
+        }
+        relayed
+    }
+
+    /// Legacy era: opens the session's `GET` stream once (the server's own requests and
+    /// notifications); a server without one (405) simply has none.
+    fn after_initialize(this: &Arc<Self>) {
+        {
+            let mut st = this.state();
+            if st.listening || st.id.is_none() {
+                return;
+            }
+            st.listening = true;
+        }
+        let pump = this.clone();
+        let task = tokio::spawn(async move {
+            let mut request = FetchRequest::get(pump.url.clone()).follow_redirects(false);
+            let mut headers = pump.headers_for(&Value::Null);
+            headers.insert(
+                reqwest::header::ACCEPT,
+                HeaderValue::from_static("text/event-stream"),
+            );
+            headers.remove(reqwest::header::CONTENT_TYPE);
+            request.headers = headers;
+            if let Ok(response) = pump.fetcher.open(request).await
+                && response.status().is_success()
+            {
+                let _ = pump.relay_events(response).await;
+            }
+        });
+        *this
+            .listener
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(task);
+    }
+
+    /// Writes one message for the relay, as one line.
+    async fn to_host(&self, data: &[u8]) {
+        let line = one_line(data);
+        self.note_version(&line);
+        let mut out = self.to_relay.lock().await;
+        let _ = out.write_all(&line).await;
+        let _ = out.write_all(b"\n").await;
+        let _ = out.flush().await;
+    }
+
+    /// Legacy era: the version an `initialize` answer negotiated goes in
+    /// `MCP-Protocol-Version` from then on.
+    fn note_version(&self, line: &[u8]) {
+        if self.state().version.is_some()
+            || memchr::memmem::find(line, b"\"protocolVersion\"").is_none()
+        {
+            return;
+        }
+        let Ok(msg) = serde_json::from_slice::<Value>(line) else {
+            return;
+        };
+        if msg.get("method").is_none()
+            && let Some(v) = msg
+                .pointer("/result/protocolVersion")
+                .and_then(Value::as_str)
+        {
+            self.state().version = Some(v.to_owned());
+        }
+    }
+
+    /// Answers request `id` (when there is one) with -32054 `upstream_unavailable`.
+    async fn unavailable(&self, id: Option<&Value>, detail: &str) {
+        eprintln!("mcp-bastion[{}]: upstream: {detail}", self.name);
+        if let Some(id) = id {
+            let answer = json!({"jsonrpc": "2.0", "id": id, "error": {
+                "code": bastion_core::envelope::codes::UPSTREAM_UNAVAILABLE,
+                "message": format!("The server could not be reached: {detail}"),
+                "data": {"reason": "upstream_unavailable"}}});
+            if let Ok(bytes) = serde_json::to_vec(&answer) {
+                self.to_host(&bytes).await;
+            }
+        }
+    }
+
+    /// Ends the legacy session with `DELETE` (best effort, 2 s).
+    async fn end_session(&self) {
+        let id = self.state().id.clone();
+        if id.is_none() {
+            return;
+        }
+        let mut request = FetchRequest::get(self.url.clone()).follow_redirects(false);
+        request.method = reqwest::Method::DELETE;
+        request.headers = self.headers_for(&Value::Null);
+        request.headers.remove(reqwest::header::CONTENT_TYPE);
+        let _ = tokio::time::timeout(
+            std::time::Duration::from_secs(2),
+            self.fetcher.open(request),
+        )
+        .await;
+    }
+}
+
+/// `data` as one line for the relay: raw CR/LF are JSON whitespace in valid JSON
+/// (spaces then), and in anything else become a control character (U+0001), which keeps
+/// the frame invalid so the relay refuses it.
+fn one_line(data: &[u8]) -> Vec<u8> {
+    if !data.iter().any(|&b| b == b'\n' || b == b'\r') {
+        return data.to_vec();
+    }
+    let valid = serde_json::from_slice::<serde::de::IgnoredAny>(data).is_ok();
+    let fill = if valid { b' ' } else { 0x01 };
+    data.iter()
+        .map(|&b| if b == b'\n' || b == b'\r' { fill } else { b })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::one_line;
+
+    #[test]
+    fn line_breaks_become_whitespace_only_in_valid_json() {
+        assert_eq!(one_line(b"{\"a\":\r\n1}"), b"{\"a\":  1}");
+        assert_eq!(one_line(b"{\"a\":1}"), b"{\"a\":1}");
+        // A raw line break inside a string is invalid JSON: it stays invalid.
+        assert_eq!(one_line(b"{\"a\":\"x\ny\"}"), b"{\"a\":\"x\x01y\"}");
+        assert!(
+            serde_json::from_slice::<serde_json::Value>(&one_line(b"{\"a\":\"x\ny\"}")).is_err()
+        );
+    }
+}

@@ -1,0 +1,121 @@
+//! `wrap --url` end to end: a real remote MCP server (`@modelcontextprotocol/server-everything`
+//! in Streamable HTTP mode) through the gateway, compared with a direct HTTP session, and
+//! the URL gate refusing targets before anything starts.
+
+use super::{allow_tools_of, bin, everything, json_lines, names, run, session};
+use serde_json::json;
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// `mcp-server-everything streamableHttp` on a free loopback port; killed on drop.
+struct HttpEverything {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Drop for HttpEverything {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn http_everything() -> HttpEverything {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = Command::new(&everything()[0])
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = child.stderr.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    loop {
+        let line = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("server-everything did not start listening");
+        if line.contains("listening") {
+            break;
+        }
+    }
+    HttpEverything {
+        child,
+        url: format!("http://127.0.0.1:{port}/mcp"),
+    }
+}
+
+#[test]
+fn remote_server_through_wrap_url_matches_direct() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("bastion.db");
+    allow_tools_of(dir.path(), "everything");
+    let remote = http_everything();
+    let script = json!([
+        {"op": "list_tools"},
+        {"op": "call_tool", "name": "echo", "arguments": {"message": "hello remote"}},
+        {"op": "get_prompt", "name": "simple-prompt", "arguments": {}},
+        {"op": "read_resource", "uri": "demo://resource/static/document/architecture.md"}
+    ]);
+    let direct = session("legacy", &script, std::slice::from_ref(&remote.url), &store);
+    let wrapped = vec![
+        bin().to_owned(),
+        "wrap".into(),
+        "--name".into(),
+        "everything".into(),
+        "--url".into(),
+        remote.url.clone(),
+        "--allow-http-loopback".into(),
+    ];
+    let through = session("legacy", &script, &wrapped, &store);
+    assert_eq!(direct["protocol_version"], through["protocol_version"]);
+    let (d, t) = (&direct["steps"], &through["steps"]);
+    assert_eq!(names(&d[0], "tools", "name"), names(&t[0], "tools", "name"));
+    assert_eq!(d[1], t[1], "tools/call echo differs");
+    assert_eq!(t[1]["content"][0]["text"], "Echo: hello remote");
+    assert_eq!(d[2], t[2], "prompts/get differs");
+    assert_eq!(d[3], t[3], "resources/read differs");
+    let events = json_lines(
+        &[
+            "--json",
+            "audit",
+            "--server",
+            "everything",
+            "--limit",
+            "1000",
+        ],
+        &store,
+    );
+    assert!(events.iter().any(|e| e["method"] == "tools/call"
+        && e["tool"] == "echo"
+        && e["direction"] == "server_to_host"));
+}
+
+#[test]
+fn wrap_url_refuses_private_and_plain_http_targets_before_starting() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("bastion.db");
+    for url in [
+        "https://10.0.0.1/mcp",
+        "https://169.254.169.254/latest/meta-data/",
+        "http://127.0.0.1:9/mcp",
+        "https://user:secret@example.com/mcp",
+    ] {
+        let out = run(&["wrap", "--url", url], "", &store);
+        assert_eq!(out.status.code(), Some(2), "{url}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("is refused"), "{url}: {err}");
+        assert!(!err.contains("secret"), "the credential is repeated: {err}");
+    }
+}
