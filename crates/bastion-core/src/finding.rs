@@ -340,6 +340,8 @@ finding_codes! {
     HttpAccept => "http_accept", "an HTTP request's Accept does not allow application/json and text/event-stream (POST) or text/event-stream (GET); refused 406";
     /// Protocol version header unsupported or disagreeing with the body.
     HttpProtocolVersionMismatch => "http_protocol_version_mismatch", "an HTTP request's MCP-Protocol-Version is unsupported or differs from the body's _meta (or initialize) protocol version; refused 400";
+    /// A tool's `x-mcp-header` declaration breaks the 2026-07-28 rules (SEP-2243).
+    McpHeaderInvalid => "mcp_header_invalid", "a tool's x-mcp-header declaration breaks the 2026-07-28 rules (not a header-name token, duplicated, or on a parameter that is not string, integer or boolean): the tool is withheld from hosts of an HTTP server";
     /// Mirrored routing header disagreeing with the body.
     HttpHeaderMismatch => "http_header_mismatch", "an HTTP request's Mcp-Method or Mcp-Name header differs from the body's method or name (2026-07-28); refused 400";
 }

@@ -184,7 +184,8 @@ where
             cfg.elicitation.clone(),
         )
         .with_contract(cfg.contract.clone())
-        .with_publish(cfg.publish.clone()),
+        .with_publish(cfg.publish.clone())
+        .with_http_upstream(cfg.remote.is_some()),
     );
     let timers = tokio::spawn({
         let r = relay.clone();

@@ -52,6 +52,7 @@ mod authority;
 mod check;
 mod framing;
 mod media;
+mod param_headers;
 mod policy;
 mod request;
 
@@ -60,6 +61,7 @@ mod tests;
 mod version;
 
 pub use check::{HttpInputError, check_http_request};
+pub use param_headers::param_header_findings;
 pub use policy::{
     DEFAULT_CHECK_PORT, DEFAULT_ENDPOINT, ListenerPolicy, ListenerPolicyError, token_digest,
 };

@@ -197,6 +197,9 @@ pub(crate) struct Relay {
     session: String,
     /// Publisher mode (`mcp-bastion publish`): cache hints, `list_changed` gate.
     publish: Option<PublishSetup>,
+    /// The server is remote over Streamable HTTP (`wrap --url`): tools with invalid
+    /// `x-mcp-header` declarations are withheld (MCP 2026-07-28, SEP-2243).
+    http_upstream: bool,
 }
 
 /// Audit event under construction.
@@ -357,6 +360,7 @@ impl Relay {
             elicit,
             session: format!("{own_nonce:016x}-{}", crate::now_ms()),
             publish: None,
+            http_upstream: false,
         }
     }
 
@@ -372,6 +376,12 @@ impl Relay {
     /// Publisher mode (`mcp-bastion publish`).
     pub(crate) fn with_publish(mut self, publish: Option<PublishSetup>) -> Self {
         self.publish = publish;
+        self
+    }
+
+    /// The server is reached over Streamable HTTP (`wrap --url`).
+    pub(crate) fn with_http_upstream(mut self, http: bool) -> Self {
+        self.http_upstream = http;
         self
     }
 

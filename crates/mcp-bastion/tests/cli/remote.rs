@@ -2,7 +2,7 @@
 //! in Streamable HTTP mode) through the gateway, compared with a direct HTTP session, and
 //! the URL gate refusing targets before anything starts.
 
-use super::{allow_tools_of, bin, everything, json_lines, names, run, session};
+use super::{allow_tools_of, bin, everything, json_lines, names, run, session, workspace};
 use serde_json::json;
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -117,5 +117,63 @@ fn wrap_url_refuses_private_and_plain_http_targets_before_starting() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains("is refused"), "{url}: {err}");
         assert!(!err.contains("secret"), "the credential is repeated: {err}");
+    }
+}
+
+#[test]
+fn tools_with_broken_mcp_header_declarations_are_withheld_behind_http() {
+    // The HTTP server is `serve` in front of a stdio server whose tools declare
+    // `x-mcp-header` parameters; `wrap --url` reaches it over HTTP.
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("bastion.db");
+    allow_tools_of(dir.path(), "headers");
+    let server = vec![
+        "python3".to_owned(),
+        workspace()
+            .join("crates/mcp-bastion/tests/e2e/header_server.py")
+            .display()
+            .to_string(),
+    ];
+    let served = super::serve::Served::start(dir.path(), "headers", &server);
+    let wrapped = vec![
+        bin().to_owned(),
+        "wrap".into(),
+        "--name".into(),
+        "headers".into(),
+        "--url".into(),
+        served.url.clone(),
+        "--allow-http-loopback".into(),
+        "--bearer-env".into(),
+        "MCP_TEST_BEARER".into(),
+    ];
+    let through = super::session_with_env(
+        "legacy",
+        &json!([
+            {"op": "list_tools"},
+            {"op": "call_tool", "name": "good_region", "arguments": {"region": "eu"}},
+            {"op": "call_tool", "name": "bad_number", "arguments": {"price": 1.5}}
+        ]),
+        &wrapped,
+        &store,
+        &[("MCP_TEST_BEARER", served.token.as_str())],
+    );
+    let t = &through["steps"];
+    assert_eq!(names(&t[0], "tools", "name"), ["good_region"], "{through}");
+    assert_eq!(t[1]["content"][0]["text"], "called good_region");
+    assert_eq!(
+        t[2]["error"]["data"]["reason"], "blocked_descriptor",
+        "{through}"
+    );
+    let events = json_lines(
+        &["--json", "audit", "--server", "headers", "--limit", "1000"],
+        &store,
+    );
+    for tool in ["bad_number", "bad_duplicate"] {
+        assert!(
+            events
+                .iter()
+                .any(|e| e["tool"] == tool && e["reason"] == "mcp_header_invalid"),
+            "{tool} not audited"
+        );
     }
 }

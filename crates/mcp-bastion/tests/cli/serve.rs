@@ -16,11 +16,11 @@ use std::sync::mpsc::Receiver;
 use std::time::Duration;
 
 /// A running `serve`: its URL, token and stderr lines.
-struct Served {
+pub(super) struct Served {
     child: Child,
-    url: String,
+    pub(super) url: String,
     addr: String,
-    token: String,
+    pub(super) token: String,
     err: Receiver<String>,
 }
 
@@ -34,7 +34,7 @@ impl Drop for Served {
 impl Served {
     /// Starts `serve --name NAME` on an ephemeral loopback port around `server`, with the
     /// store and config in `dir`; waits for its "serving … at URL" line.
-    fn start(dir: &Path, name: &str, server: &[String]) -> Self {
+    pub(super) fn start(dir: &Path, name: &str, server: &[String]) -> Self {
         let store = format!("sqlite://{}", dir.join("bastion.db").display());
         Self::start_at(dir, &store, name, server)
     }
