@@ -31,6 +31,8 @@ pub(crate) struct EventParser {
     oversized: bool,
     /// The previous byte was CR (a following LF ends nothing more).
     after_cr: bool,
+    /// Bytes of the stream seen so far, up to 3 (a leading UTF-8 BOM is skipped).
+    seen: usize,
 }
 
 impl EventParser {
@@ -43,12 +45,27 @@ impl EventParser {
             has_data: false,
             oversized: false,
             after_cr: false,
+            seen: 0,
         }
     }
 
     /// Feeds `chunk`; returns the events it completed.
     pub(crate) fn push(&mut self, chunk: &[u8]) -> Vec<Event> {
         let mut out = Vec::new();
+        let mut chunk = chunk;
+        // A UTF-8 BOM at the very start of the stream is not part of the first line.
+        while self.seen < 3 && !chunk.is_empty() {
+            if chunk[0] == [0xEF, 0xBB, 0xBF][self.seen] && self.line.len() == self.seen {
+                self.line.push(chunk[0]);
+                self.seen += 1;
+                chunk = &chunk[1..];
+                if self.seen == 3 {
+                    self.line.clear();
+                }
+            } else {
+                self.seen = 3;
+            }
+        }
         for &b in chunk {
             match b {
                 b'\n' if self.after_cr => self.after_cr = false,
@@ -145,6 +162,18 @@ mod tests {
         assert_eq!(got, ["{\"a\":1}", "x\ny", "z"]);
         // An event without data dispatches nothing; a trailing partial event neither.
         assert!(p.push(b"event: ping\n\ndata: partial").is_empty());
+    }
+
+    #[test]
+    fn a_leading_bom_is_skipped_once() {
+        let mut p = EventParser::new(1024);
+        let mut got = data(p.push(b"\xEF\xBB"));
+        got.extend(data(p.push(b"\xBFdata: 1\n\n\xEF\xBB\xBFdata: 2\n\n")));
+        // Only the stream's first bytes: a later BOM is part of its line (a field name
+        // that is not `data`).
+        assert_eq!(got, ["1"]);
+        let mut p = EventParser::new(1024);
+        assert_eq!(data(p.push(b"data: x\n\n")), ["x"]);
     }
 
     #[test]

@@ -59,8 +59,18 @@ pub(crate) fn start(
     fetcher: SafeFetcher,
     url: &str,
     extra: HeaderMap,
-    max_frame_bytes: usize,
+    limits: &bastion_core::Limits,
 ) -> (DuplexStream, tokio::task::JoinHandle<()>) {
+    let max_frame_bytes = limits.max_frame_bytes;
+    // A POST lives no longer than the relay waits for its answer (then the host already
+    // got `request_timeout`), plus a second: a server that never answers, drips, or
+    // streams without end cannot hold the in-flight slots.
+    let (request_ms, tool_call_ms) = (limits.request_timeout_ms, limits.tool_call_timeout_ms);
+    let deadline_for = move |frame: &[u8]| {
+        let tool_call = memchr::memmem::find(frame, b"\"tools/call\"").is_some();
+        let ms = if tool_call { tool_call_ms } else { request_ms };
+        std::time::Duration::from_millis(ms.saturating_add(1_000))
+    };
     let (relay_side, pump_side) = tokio::io::duplex(256 * 1024);
     let (from_relay, to_relay) = tokio::io::split(pump_side);
     let pump = Arc::new(Pump {
@@ -91,12 +101,19 @@ pub(crate) fn start(
                 break;
             };
             let (pump, frame) = (pump.clone(), std::mem::take(&mut line));
+            let deadline = deadline_for(&frame);
             posts.spawn(async move {
-                pump.post(frame).await;
+                let _ = tokio::time::timeout(deadline, pump.post(frame)).await;
                 drop(permit);
             });
             while posts.try_join_next().is_some() {}
         }
+        // The host is gone: answers still on their way get a short while to arrive (a
+        // one-shot `initialize | wrap --url` still gets its answer), then the rest stops.
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), async {
+            while posts.join_next().await.is_some() {}
+        })
+        .await;
         posts.abort_all();
         if let Some(task) = pump
             .listener
@@ -181,6 +198,7 @@ impl Pump {
         };
         let status = response.status();
         if is_initialize
+            && status.is_success()
             && let Some(sid) = response
                 .headers()
                 .get("mcp-session-id")
@@ -200,7 +218,11 @@ impl Pump {
             .headers()
             .get(reqwest::header::CONTENT_TYPE)
             .and_then(|v| v.to_str().ok())
-            .is_some_and(|ct| ct.trim_start().starts_with("text/event-stream"));
+            .is_some_and(|ct| {
+                ct.trim_start()
+                    .get(..17)
+                    .is_some_and(|t| t.eq_ignore_ascii_case("text/event-stream"))
+            });
         let answered = if event_stream {
             self.relay_events(response).await
         } else {
@@ -251,6 +273,9 @@ impl Pump {
             for event in parser.push(&chunk) {
                 match event {
                     crate::sse::Event::Data(data) => {
+                        if data.iter().all(u8::is_ascii_whitespace) {
+                            continue;
+                        }
                         self.to_host(&data).await;
                         relayed = true;
                     }

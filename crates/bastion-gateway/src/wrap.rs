@@ -275,7 +275,7 @@ impl Upstream {
                 remote.fetcher.clone(),
                 &remote.url,
                 remote.headers.clone(),
-                cfg.limits.max_frame_bytes,
+                &cfg.limits,
             );
             let (out, input) = tokio::io::split(pipe);
             return Ok((Self::Http(task), Box::pin(input), Box::pin(out), None));
@@ -344,7 +344,10 @@ async fn open_pinning(
 ) -> Result<Pinning, GatewayError> {
     let mut launch = launch_config(&cfg.name, &cfg.command);
     if let Some(remote) = &cfg.remote {
+        // A remote server's identity is its URL: this process's loader variables change
+        // nothing about what runs there.
         launch.url = Some(remote.url.clone());
+        launch.env.clear();
     }
     let (pinning, check) =
         Pinning::open(setup.store.clone(), &launch, setup.mode, crate::now_ms()).await?;

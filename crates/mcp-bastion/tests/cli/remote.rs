@@ -177,3 +177,93 @@ fn tools_with_broken_mcp_header_declarations_are_withheld_behind_http() {
         );
     }
 }
+
+#[test]
+fn requests_a_remote_server_never_answers_do_not_wedge_the_gateway() {
+    // 70 calls the server never answers (more than the 64 requests in flight allowed):
+    // each times out for the host, and the gateway then still reaches the server.
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("bastion.db");
+    allow_tools_of(dir.path(), "hang");
+    let config = dir.path().join("mcp-bastion/config.toml");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str("\n[limits]\ntool_call_timeout_ms = 1000\n");
+    std::fs::write(&config, text).unwrap();
+    let mut server = Killed(
+        Command::new("python3")
+            .arg(workspace().join("crates/mcp-bastion/tests/e2e/hanging_http_server.py"))
+            .arg("70")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut first = String::new();
+    BufReader::new(server.0.stderr.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let port = first.trim().rsplit(' ').next().unwrap().to_owned();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let mut gw = super::WrapHost::start_at(
+        &[
+            "wrap",
+            "--name",
+            "hang",
+            "--url",
+            &url,
+            "--allow-http-loopback",
+        ],
+        &format!("sqlite://{}", store.display()),
+        dir.path(),
+    );
+    let (init, _) = gw.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {},
+               "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    assert!(init.get("result").is_some(), "{init}");
+    gw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    assert_eq!(gw.tool_names(), ["work"]);
+    for i in 0..70 {
+        gw.send(
+            &json!({"jsonrpc": "2.0", "id": format!("h{i}"), "method": "tools/call",
+                        "params": {"name": "work", "arguments": {}}}),
+        );
+    }
+    let mut timed_out = 0;
+    while timed_out < 70 {
+        let m = gw.recv();
+        if m["id"].as_str().is_some_and(|id| id.starts_with('h')) {
+            assert_eq!(m["error"]["data"]["reason"], "request_timeout", "{m}");
+            timed_out += 1;
+        }
+    }
+    // The in-flight slots free up once the hung POSTs pass their deadline (the call
+    // timeout plus a second): a call then reaches the server again.
+    let started = std::time::Instant::now();
+    loop {
+        let (answer, _) = gw.request("tools/call", json!({"name": "work", "arguments": {}}));
+        if answer["result"]["content"][0]["text"] == "done" {
+            break;
+        }
+        assert_eq!(
+            answer["error"]["data"]["reason"], "request_timeout",
+            "{answer}"
+        );
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the gateway stayed wedged"
+        );
+    }
+    gw.close();
+}
+
+/// A child process killed (and reaped) when the test ends, even on a failed assertion.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
