@@ -49,6 +49,9 @@ struct Pump {
     name: String,
     /// The `GET` stream's task, ended with the pump.
     listener: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// Where the gateway's own refusals of an unreachable server are recorded (the relay
+    /// records the answer it forwards like any server error; this says who wrote it).
+    audit: crate::audit::AuditSink,
 }
 
 /// Starts the pump for `url`; returns the relay's side of the pipe (read: what the server
@@ -56,6 +59,7 @@ struct Pump {
 /// closes its side (after ending the upstream session).
 pub(crate) fn start(
     name: &str,
+    audit: crate::audit::AuditSink,
     fetcher: SafeFetcher,
     url: &str,
     extra: HeaderMap,
@@ -82,6 +86,7 @@ pub(crate) fn start(
         state: Mutex::new(SessionState::default()),
         name: name.to_owned(),
         listener: Mutex::new(None),
+        audit,
     });
     let task = tokio::spawn(async move {
         let permits = Arc::new(Semaphore::new(MAX_IN_FLIGHT));
@@ -358,6 +363,16 @@ impl Pump {
     /// Answers request `id` (when there is one) with -32054 `upstream_unavailable`.
     async fn unavailable(&self, id: Option<&Value>, detail: &str) {
         eprintln!("mcp-bastion[{}]: upstream: {detail}", self.name);
+        self.audit
+            .record(bastion_store::AuditEvent {
+                direction: "gateway".into(),
+                message_kind: Some("error".into()),
+                request_id: id.map(Value::to_string),
+                verdict: "block".into(),
+                reason: Some("upstream_unavailable".into()),
+                ..bastion_store::AuditEvent::default()
+            })
+            .await;
         if let Some(id) = id {
             let answer = json!({"jsonrpc": "2.0", "id": id, "error": {
                 "code": bastion_core::envelope::codes::UPSTREAM_UNAVAILABLE,

@@ -153,7 +153,7 @@ where
         Some(setup) => Some(Arc::new(open_pinning(&cfg, setup, &audit).await?)),
         None => None,
     };
-    let (mut server, server_in, server_out, server_err) = Upstream::start(&cfg)?;
+    let (mut server, server_in, server_out, server_err) = Upstream::start(&cfg, &audit)?;
     let pgid = server.pgid();
 
     let (to_host, host_rx) = Outbox::new();
@@ -268,10 +268,14 @@ type ServerOut = std::pin::Pin<Box<dyn AsyncRead + Send>>;
 type ServerErr = Option<tokio::process::ChildStderr>;
 
 impl Upstream {
-    fn start(cfg: &WrapConfig) -> Result<(Self, ServerIn, ServerOut, ServerErr), GatewayError> {
+    fn start(
+        cfg: &WrapConfig,
+        audit: &AuditSink,
+    ) -> Result<(Self, ServerIn, ServerOut, ServerErr), GatewayError> {
         if let Some(remote) = &cfg.remote {
             let (pipe, task) = crate::upstream::start(
                 &cfg.name,
+                audit.clone(),
                 remote.fetcher.clone(),
                 &remote.url,
                 remote.headers.clone(),

@@ -267,3 +267,49 @@ impl Drop for Killed {
         let _ = self.0.wait();
     }
 }
+
+#[test]
+fn an_unreachable_remote_server_is_answered_and_audited_as_the_gateways_doing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("bastion.db");
+    // A loopback port nobody listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let mut gw = super::WrapHost::start_at(
+        &[
+            "wrap",
+            "--name",
+            "gone",
+            "--url",
+            &url,
+            "--allow-http-loopback",
+        ],
+        &format!("sqlite://{}", store.display()),
+        dir.path(),
+    );
+    let (init, _) = gw.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {},
+               "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    assert_eq!(init["error"]["code"], -32054, "{init}");
+    assert_eq!(
+        init["error"]["data"]["reason"], "upstream_unavailable",
+        "{init}"
+    );
+    gw.close();
+    let events = json_lines(
+        &["--json", "audit", "--server", "gone", "--limit", "100"],
+        &store,
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| e["direction"] == "gateway" && e["reason"] == "upstream_unavailable"),
+        "{events:?}"
+    );
+}
