@@ -204,23 +204,7 @@ fn requests_a_remote_server_never_answers_do_not_wedge_the_gateway() {
         .unwrap();
     let port = first.trim().rsplit(' ').next().unwrap().to_owned();
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let mut gw = super::WrapHost::start_at(
-        &[
-            "wrap",
-            "--name",
-            "hang",
-            "--url",
-            &url,
-            "--allow-http-loopback",
-        ],
-        &format!("sqlite://{}", store.display()),
-        dir.path(),
-    );
-    let (init, _) = gw.request(
-        "initialize",
-        json!({"protocolVersion": "2025-11-25", "capabilities": {},
-               "clientInfo": {"name": "t", "version": "1"}}),
-    );
+    let (mut gw, init) = wrap_url("hang", &url, &store, dir.path());
     assert!(init.get("result").is_some(), "{init}");
     gw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     assert_eq!(gw.tool_names(), ["work"]);
@@ -279,23 +263,7 @@ fn an_unreachable_remote_server_is_answered_and_audited_as_the_gateways_doing() 
         .unwrap()
         .port();
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let mut gw = super::WrapHost::start_at(
-        &[
-            "wrap",
-            "--name",
-            "gone",
-            "--url",
-            &url,
-            "--allow-http-loopback",
-        ],
-        &format!("sqlite://{}", store.display()),
-        dir.path(),
-    );
-    let (init, _) = gw.request(
-        "initialize",
-        json!({"protocolVersion": "2025-11-25", "capabilities": {},
-               "clientInfo": {"name": "t", "version": "1"}}),
-    );
+    let (mut gw, init) = wrap_url("gone", &url, &store, dir.path());
     assert_eq!(init["error"]["code"], -32054, "{init}");
     assert_eq!(
         init["error"]["data"]["reason"], "upstream_unavailable",
@@ -312,4 +280,32 @@ fn an_unreachable_remote_server_is_answered_and_audited_as_the_gateways_doing() 
             .any(|e| e["direction"] == "gateway" && e["reason"] == "upstream_unavailable"),
         "{events:?}"
     );
+}
+
+/// `wrap --name NAME --url URL --allow-http-loopback` on `store`, after `initialize`:
+/// the gateway and the answer to `initialize`.
+fn wrap_url(
+    name: &str,
+    url: &str,
+    store: &std::path::Path,
+    home: &std::path::Path,
+) -> (super::WrapHost, serde_json::Value) {
+    let mut gw = super::WrapHost::start_at(
+        &[
+            "wrap",
+            "--name",
+            name,
+            "--url",
+            url,
+            "--allow-http-loopback",
+        ],
+        &format!("sqlite://{}", store.display()),
+        home,
+    );
+    let (init, _) = gw.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {},
+               "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    (gw, init)
 }
