@@ -263,7 +263,7 @@ fn an_unreachable_remote_server_is_answered_and_audited_as_the_gateways_doing() 
         .unwrap()
         .port();
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let (mut gw, init) = wrap_url("gone", &url, &store, dir.path());
+    let (gw, init) = wrap_url("gone", &url, &store, dir.path());
     assert_eq!(init["error"]["code"], -32054, "{init}");
     assert_eq!(
         init["error"]["data"]["reason"], "upstream_unavailable",
