@@ -16,6 +16,7 @@ mod pins_cmd;
 mod serve_cmd;
 mod ui_files;
 mod wrap_contract;
+mod wrap_remote;
 
 use anyhow::{Context, Result};
 use bastion_core::check::{self, CheckKind};
@@ -51,26 +52,6 @@ struct Cli {
     command: Command,
 }
 
-/// `wrap --url`: a remote server over Streamable HTTP instead of a command.
-#[derive(Debug, clap::Args)]
-struct RemoteFlags {
-    /// The remote server's MCP endpoint (`https://host/mcp`); every connection goes
-    /// through the URL gate and a resolver that refuses private addresses.
-    #[arg(long, conflicts_with = "command")]
-    url: Option<String>,
-    /// A header sent with every request (`Name: value`). Repeatable. Not for secrets
-    /// (the command line is visible to other users): see `--bearer-env`.
-    #[arg(long = "header", value_name = "NAME: VALUE", requires = "url")]
-    headers: Vec<String>,
-    /// Send `Authorization: Bearer <value of this environment variable>`.
-    #[arg(long, value_name = "VAR", requires = "url")]
-    bearer_env: Option<String>,
-    /// Development only: allow `http://` to a loopback address (a server on this
-    /// machine); anything else must be `https://` to a public address.
-    #[arg(long, requires = "url")]
-    allow_http_loopback: bool,
-}
-
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run an MCP server behind the gateway (the host starts this instead of the server).
@@ -81,7 +62,7 @@ enum Command {
         #[command(flatten)]
         contract: wrap_contract::ContractFlags,
         #[command(flatten)]
-        remote: RemoteFlags,
+        remote: wrap_remote::RemoteFlags,
         /// The server command and its arguments, after `--` (not with `--url`).
         #[arg(last = true, required_unless_present = "url", num_args = 1..)]
         command: Vec<String>,
@@ -424,7 +405,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             contract,
             remote,
             command,
-        } => match remote_server(&remote) {
+        } => match wrap_remote::remote_server(&remote) {
             Ok(None) => run_wrap(&cfg, &store_url, name, &contract, command, false),
             Ok(Some(server)) => {
                 let name = name.unwrap_or_else(|| {
@@ -538,54 +519,6 @@ fn run_wrap_with(
     // The host's stdin may still be held by a blocking reader thread: do not wait for it.
     rt.shutdown_background();
     Ok(code)
-}
-
-/// The remote server of `wrap --url`, if given: its URL, headers and the SSRF-safe
-/// client every request goes through.
-fn remote_server(flags: &RemoteFlags) -> Result<Option<bastion_gateway::RemoteServer>> {
-    let Some(url) = &flags.url else {
-        return Ok(None);
-    };
-    let mut headers = reqwest::header::HeaderMap::new();
-    for h in &flags.headers {
-        let (name, value) = h
-            .split_once(':')
-            .with_context(|| format!("--header {h:?}: expected `Name: value`"))?;
-        let name = reqwest::header::HeaderName::from_bytes(name.trim().as_bytes())
-            .with_context(|| format!("--header {h:?}: not a header name"))?;
-        let value = reqwest::header::HeaderValue::from_str(value.trim())
-            .with_context(|| format!("--header {h:?}: not a header value"))?;
-        headers.append(name, value);
-    }
-    if let Some(var) = &flags.bearer_env {
-        let token = std::env::var(var)
-            .with_context(|| format!("--bearer-env {var}: the variable is not set"))?;
-        let mut value = reqwest::header::HeaderValue::from_str(&format!("Bearer {}", token.trim()))
-            .with_context(|| format!("--bearer-env {var}: not a token"))?;
-        value.set_sensitive(true);
-        headers.insert(reqwest::header::AUTHORIZATION, value);
-    }
-    let fetcher = bastion_gateway::fetch::SafeFetcher::builder()
-        .allow_loopback_http(flags.allow_http_loopback)
-        .build()
-        .context("cannot set up the HTTP client")?;
-    // The URL itself first (scheme, IP literals, credentials, ...): a refused one stops
-    // here, before anything starts; names are vetted again on every connection.
-    let assessment = bastion_core::url_gate::assess(url, fetcher.policy(), "/url");
-    if assessment.verdict == bastion_core::Verdict::Block {
-        let why: Vec<&str> = assessment
-            .findings
-            .iter()
-            .filter(|f| f.severity >= bastion_core::finding::Severity::High)
-            .map(|f| f.message.as_str())
-            .collect();
-        anyhow::bail!("--url is refused: {}", why.join("; "));
-    }
-    Ok(Some(bastion_gateway::RemoteServer {
-        url: url.clone(),
-        fetcher,
-        headers,
-    }))
 }
 
 /// `wrap --url`: as [`run_wrap`], the server being `server`.

@@ -13,6 +13,7 @@ mod deferred;
 mod elicit;
 mod elicit_required;
 mod host;
+mod http_headers;
 mod publish;
 mod server;
 mod timers;

@@ -31,6 +31,8 @@
 //! The server command comes from the command line only; nothing in a request starts a
 //! process.
 
+mod listen;
+mod respond;
 mod session;
 pub mod token;
 
@@ -40,9 +42,13 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderValue, Request, Response, StatusCode, header};
 use bastion_core::envelope::{self, Id, Kind};
-use bastion_core::http_gate::{self, BodySeen, HttpDecision, HttpRequestView, ListenerPolicy};
-use bastion_store::AuditEvent;
+use bastion_core::http_gate::{self, BodySeen, HttpRequestView, ListenerPolicy};
 use http_body_util::BodyExt;
+use listen::accept_loop;
+use respond::{
+    Refused, empty, event_stream, json_response, jsonrpc_refusal, plain, record, refuse,
+    unknown_session, with_session_header,
+};
 use serde_json::{Value, json};
 use session::{SendError, Session};
 use std::collections::HashMap;
@@ -180,64 +186,6 @@ impl ServeConfig {
     }
 }
 
-/// Open connections at most; more are closed at once (a local client could otherwise
-/// hold every file descriptor).
-const MAX_CONNECTIONS: usize = 512;
-/// A client must send a request's head within this time, from the connection's start or
-/// the previous answer (slowloris).
-const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Accepts connections until SIGTERM or SIGINT, each served by hyper's HTTP/1.1 with
-/// [`HEADER_READ_TIMEOUT`], at most [`MAX_CONNECTIONS`] at once; then drops them all
-/// (a slow client cannot hold the shutdown).
-async fn accept_loop(listener: tokio::net::TcpListener, app: axum::Router) -> std::io::Result<()> {
-    let permits = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
-    let mut connections = tokio::task::JoinSet::new();
-    let shutdown = crate::wrap::shutdown_signal();
-    tokio::pin!(shutdown);
-    let mut refused = 0u64;
-    loop {
-        let accepted = tokio::select! {
-            () = &mut shutdown => break,
-            accepted = listener.accept() => accepted,
-            Some(_) = connections.join_next(), if !connections.is_empty() => continue,
-        };
-        let tcp = match accepted {
-            Ok((tcp, _)) => tcp,
-            Err(e) => {
-                // EMFILE and friends: back off instead of spinning.
-                eprintln!("mcp-bastion: cannot accept a connection: {e}");
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                continue;
-            }
-        };
-        let Ok(permit) = permits.clone().try_acquire_owned() else {
-            refused += 1;
-            if refused.is_power_of_two() {
-                eprintln!(
-                    "mcp-bastion: {MAX_CONNECTIONS} connections are open; closed {refused} more so far"
-                );
-            }
-            continue;
-        };
-        // Answers are small writes (the event, then the end of the chunked body): without
-        // TCP_NODELAY, Nagle's algorithm holds the last one until the client's delayed
-        // ACK (~40 ms per request, measured with scripts/load_serve.py).
-        let _ = tcp.set_nodelay(true);
-        let service = hyper_util::service::TowerToHyperService::new(app.clone());
-        connections.spawn(async move {
-            let _ = hyper::server::conn::http1::Builder::new()
-                .timer(hyper_util::rt::TokioTimer::new())
-                .header_read_timeout(HEADER_READ_TIMEOUT)
-                .serve_connection(hyper_util::rt::TokioIo::new(tcp), service)
-                .await;
-            drop(permit);
-        });
-    }
-    connections.abort_all();
-    Ok(())
-}
-
 /// Ends sessions idle past the timeout, every 15 s (or the timeout, if shorter).
 async fn reap_idle(shared: Arc<Shared>) {
     let idle = shared.cfg.idle_timeout;
@@ -259,11 +207,6 @@ async fn reap_idle(shared: Arc<Shared>) {
         }
     }
 }
-
-/// A refusal of the session layer (unknown session, duplicate id, too many sessions,
-/// ...): carried on the response so [`handle`] audits it in one place.
-#[derive(Debug, Clone, Copy)]
-struct Refused(&'static str);
 
 /// Every request, whatever its path or method: the gate decides 404 and 405 too.
 /// Session-layer refusals are audited here (method, reason; never the session id).
@@ -548,160 +491,4 @@ async fn request(
         ),
         Err(SendError::Ended) => unknown_session(true),
     }
-}
-
-/// A `text/event-stream` response whose events come from `rx` until it closes.
-fn event_stream(rx: session::Inlet, session_id: Option<&str>) -> Response<Body> {
-    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
-        rx.recv()
-            .await
-            .map(|event| (Ok::<_, std::convert::Infallible>(event), rx))
-    });
-    let mut response = Response::new(Body::from_stream(stream));
-    let h = response.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream"),
-    );
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    match session_id {
-        Some(sid) => with_session_header(response, sid),
-        None => response,
-    }
-}
-
-fn with_session_header(mut response: Response<Body>, sid: &str) -> Response<Body> {
-    if let Ok(v) = HeaderValue::from_str(sid) {
-        response.headers_mut().insert(SESSION_HEADER, v);
-    }
-    response
-}
-
-/// 404 for an unknown or ended session (the host starts a new one), 400 when the header
-/// is missing.
-fn unknown_session(had_header: bool) -> Response<Body> {
-    if had_header {
-        jsonrpc_refusal(
-            StatusCode::NOT_FOUND,
-            None,
-            "unknown or ended session: start a new one with initialize",
-            "session_not_found",
-        )
-    } else {
-        jsonrpc_refusal(
-            StatusCode::BAD_REQUEST,
-            None,
-            "no Mcp-Session-Id: start a session with initialize first",
-            "session_required",
-        )
-    }
-}
-
-/// A JSON-RPC error object as an HTTP answer with `status`, marked [`Refused`] for the
-/// audit.
-fn jsonrpc_refusal(
-    status: StatusCode,
-    raw_id: Option<&Value>,
-    message: &str,
-    reason: &'static str,
-) -> Response<Body> {
-    let body = envelope::error_response(
-        raw_id.filter(|v| Id::from_value(v).is_some()),
-        envelope::codes::INVALID_REQUEST,
-        message,
-        json!({"reason": reason}),
-    );
-    let mut response = json_response(status, body);
-    response.extensions_mut().insert(Refused(reason));
-    response
-}
-
-/// The gate's refusal: its status, `{"error": reason, "message": …}`, `Connection:
-/// close` (the body is not read), `WWW-Authenticate` on 401 (RFC 6750 §3); audited.
-async fn refuse(
-    shared: &Arc<Shared>,
-    method: &str,
-    decision: &HttpDecision,
-    seen: usize,
-) -> Response<Body> {
-    let Some(refusal) = decision.refusal else {
-        return plain(StatusCode::INTERNAL_SERVER_ERROR, "no refusal");
-    };
-    let reason = refusal.reason.as_str();
-    let message = decision
-        .findings
-        .iter()
-        .find(|f| f.code == refusal.reason)
-        .map_or_else(|| reason.to_owned(), |f| f.message.clone());
-    record_findings(shared, method, decision, seen).await;
-    let status = StatusCode::from_u16(refusal.status.code()).unwrap_or(StatusCode::BAD_REQUEST);
-    let body =
-        serde_json::to_vec(&json!({"error": reason, "message": message})).unwrap_or_default();
-    let mut response = json_response(status, body);
-    let h = response.headers_mut();
-    h.insert(header::CONNECTION, HeaderValue::from_static("close"));
-    if status == StatusCode::UNAUTHORIZED {
-        h.insert(
-            header::WWW_AUTHENTICATE,
-            HeaderValue::from_static(r#"Bearer realm="mcp-bastion""#),
-        );
-    }
-    response
-}
-
-async fn record_findings(shared: &Arc<Shared>, method: &str, d: &HttpDecision, seen: usize) {
-    let reason = d.refusal.map(|r| r.reason.as_str()).unwrap_or_default();
-    let mut codes: Vec<String> = d
-        .findings
-        .iter()
-        .map(|f| f.code.as_str().to_owned())
-        .collect();
-    codes.dedup();
-    let event = AuditEvent {
-        direction: "host_to_server".into(),
-        message_kind: Some("http".into()),
-        method: Some(method.to_owned()),
-        verdict: d.verdict().as_str().into(),
-        reason: Some(reason.to_owned()),
-        codes,
-        bytes: i64::try_from(seen).unwrap_or(i64::MAX),
-        ..AuditEvent::default()
-    };
-    shared.audit.record(event).await;
-}
-
-async fn record(shared: &Arc<Shared>, method: &str, kind: &str, reason: &str, bytes: usize) {
-    let event = AuditEvent {
-        direction: "host_to_server".into(),
-        message_kind: Some(kind.to_owned()),
-        method: Some(method.to_owned()),
-        verdict: "block".into(),
-        reason: Some(reason.to_owned()),
-        codes: vec![reason.to_owned()],
-        bytes: i64::try_from(bytes).unwrap_or(i64::MAX),
-        ..AuditEvent::default()
-    };
-    shared.audit.record(event).await;
-}
-
-fn json_response(status: StatusCode, body: Vec<u8>) -> Response<Body> {
-    let mut response = Response::new(Body::from(body));
-    *response.status_mut() = status;
-    response.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    response
-}
-
-fn empty(status: StatusCode) -> Response<Body> {
-    let mut response = Response::new(Body::empty());
-    *response.status_mut() = status;
-    response
-}
-
-fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
-    let mut response = Response::new(Body::from(text));
-    *response.status_mut() = status;
-    response
 }

@@ -1,0 +1,184 @@
+//! The listener's answers: event streams, JSON-RPC refusals of the session layer, the
+//! gate's HTTP refusals, and their audit records (method, reason, codes, size; never
+//! header values, bodies or session ids).
+
+use super::{SESSION_HEADER, Shared, session};
+use axum::body::Body;
+use axum::http::{HeaderValue, Response, StatusCode, header};
+use bastion_core::envelope::{self, Id};
+use bastion_core::http_gate::HttpDecision;
+use bastion_store::AuditEvent;
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+/// A refusal of the session layer (unknown session, duplicate id, too many sessions,
+/// ...): carried on the response so [`handle`] audits it in one place.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Refused(pub(super) &'static str);
+
+/// A `text/event-stream` response whose events come from `rx` until it closes.
+pub(super) fn event_stream(rx: session::Inlet, session_id: Option<&str>) -> Response<Body> {
+    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
+        rx.recv()
+            .await
+            .map(|event| (Ok::<_, std::convert::Infallible>(event), rx))
+    });
+    let mut response = Response::new(Body::from_stream(stream));
+    let h = response.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    match session_id {
+        Some(sid) => with_session_header(response, sid),
+        None => response,
+    }
+}
+
+pub(super) fn with_session_header(mut response: Response<Body>, sid: &str) -> Response<Body> {
+    if let Ok(v) = HeaderValue::from_str(sid) {
+        response.headers_mut().insert(SESSION_HEADER, v);
+    }
+    response
+}
+
+/// 404 for an unknown or ended session (the host starts a new one), 400 when the header
+/// is missing.
+pub(super) fn unknown_session(had_header: bool) -> Response<Body> {
+    if had_header {
+        jsonrpc_refusal(
+            StatusCode::NOT_FOUND,
+            None,
+            "unknown or ended session: start a new one with initialize",
+            "session_not_found",
+        )
+    } else {
+        jsonrpc_refusal(
+            StatusCode::BAD_REQUEST,
+            None,
+            "no Mcp-Session-Id: start a session with initialize first",
+            "session_required",
+        )
+    }
+}
+
+/// A JSON-RPC error object as an HTTP answer with `status`, marked [`Refused`] for the
+/// audit.
+pub(super) fn jsonrpc_refusal(
+    status: StatusCode,
+    raw_id: Option<&Value>,
+    message: &str,
+    reason: &'static str,
+) -> Response<Body> {
+    let body = envelope::error_response(
+        raw_id.filter(|v| Id::from_value(v).is_some()),
+        envelope::codes::INVALID_REQUEST,
+        message,
+        json!({"reason": reason}),
+    );
+    let mut response = json_response(status, body);
+    response.extensions_mut().insert(Refused(reason));
+    response
+}
+
+/// The gate's refusal: its status, `{"error": reason, "message": …}`, `Connection:
+/// close` (the body is not read), `WWW-Authenticate` on 401 (RFC 6750 §3); audited.
+pub(super) async fn refuse(
+    shared: &Arc<Shared>,
+    method: &str,
+    decision: &HttpDecision,
+    seen: usize,
+) -> Response<Body> {
+    let Some(refusal) = decision.refusal else {
+        return plain(StatusCode::INTERNAL_SERVER_ERROR, "no refusal");
+    };
+    let reason = refusal.reason.as_str();
+    let message = decision
+        .findings
+        .iter()
+        .find(|f| f.code == refusal.reason)
+        .map_or_else(|| reason.to_owned(), |f| f.message.clone());
+    record_findings(shared, method, decision, seen).await;
+    let status = StatusCode::from_u16(refusal.status.code()).unwrap_or(StatusCode::BAD_REQUEST);
+    let body =
+        serde_json::to_vec(&json!({"error": reason, "message": message})).unwrap_or_default();
+    let mut response = json_response(status, body);
+    let h = response.headers_mut();
+    h.insert(header::CONNECTION, HeaderValue::from_static("close"));
+    if status == StatusCode::UNAUTHORIZED {
+        h.insert(
+            header::WWW_AUTHENTICATE,
+            HeaderValue::from_static(r#"Bearer realm="mcp-bastion""#),
+        );
+    }
+    response
+}
+
+pub(super) async fn record_findings(
+    shared: &Arc<Shared>,
+    method: &str,
+    d: &HttpDecision,
+    seen: usize,
+) {
+    let reason = d.refusal.map(|r| r.reason.as_str()).unwrap_or_default();
+    let mut codes: Vec<String> = d
+        .findings
+        .iter()
+        .map(|f| f.code.as_str().to_owned())
+        .collect();
+    codes.dedup();
+    let event = AuditEvent {
+        direction: "host_to_server".into(),
+        message_kind: Some("http".into()),
+        method: Some(method.to_owned()),
+        verdict: d.verdict().as_str().into(),
+        reason: Some(reason.to_owned()),
+        codes,
+        bytes: i64::try_from(seen).unwrap_or(i64::MAX),
+        ..AuditEvent::default()
+    };
+    shared.audit.record(event).await;
+}
+
+pub(super) async fn record(
+    shared: &Arc<Shared>,
+    method: &str,
+    kind: &str,
+    reason: &str,
+    bytes: usize,
+) {
+    let event = AuditEvent {
+        direction: "host_to_server".into(),
+        message_kind: Some(kind.to_owned()),
+        method: Some(method.to_owned()),
+        verdict: "block".into(),
+        reason: Some(reason.to_owned()),
+        codes: vec![reason.to_owned()],
+        bytes: i64::try_from(bytes).unwrap_or(i64::MAX),
+        ..AuditEvent::default()
+    };
+    shared.audit.record(event).await;
+}
+
+pub(super) fn json_response(status: StatusCode, body: Vec<u8>) -> Response<Body> {
+    let mut response = Response::new(Body::from(body));
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
+
+pub(super) fn empty(status: StatusCode) -> Response<Body> {
+    let mut response = Response::new(Body::empty());
+    *response.status_mut() = status;
+    response
+}
+
+pub(super) fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
+    let mut response = Response::new(Body::from(text));
+    *response.status_mut() = status;
+    response
+}
