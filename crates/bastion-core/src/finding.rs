@@ -270,6 +270,10 @@ finding_codes! {
     OauthIssuerMismatch => "oauth_issuer_mismatch", "an OAuth issuer (metadata issuer, RFC 8414 §3.3, or authorization response iss, RFC 9207) differs from the expected one";
     /// OAuth issuer missing.
     OauthIssuerMissing => "oauth_issuer_missing", "OAuth metadata lacks issuer, or an authorization response lacks iss although required (RFC 9207)";
+    /// The authorization server offers no PKCE S256 / no code flow.
+    OauthPkceUnsupported => "oauth_pkce_unsupported", "an OAuth authorization server does not advertise PKCE S256 (code_challenge_methods_supported, RFC 7636) or the code flow; MCP clients refuse it";
+    /// The authorization response's state is not the one sent.
+    OauthStateMismatch => "oauth_state_mismatch", "an OAuth authorization response carries another state than the request sent (RFC 6749 §10.12, CSRF); the code is not exchanged";
     /// Metadata fetched from a URL that is not the issuer's well-known URL.
     OauthMetadataUrlMismatch => "oauth_metadata_url_mismatch", "authorization-server metadata was fetched from a URL that is not the issuer's well-known URL (RFC 8414 §3.1)";
     /// Protected-resource metadata for another resource.

@@ -14,6 +14,7 @@ pub mod child;
 pub mod confirm;
 pub mod fetch;
 mod io;
+pub mod oauth;
 mod pending;
 pub mod pinning;
 mod relay;

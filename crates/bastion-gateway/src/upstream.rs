@@ -41,6 +41,7 @@ struct SessionState {
 
 struct Pump {
     fetcher: SafeFetcher,
+    oauth: Option<crate::oauth::OAuthClient>,
     url: String,
     extra: HeaderMap,
     max_frame_bytes: usize,
@@ -60,9 +61,7 @@ struct Pump {
 pub(crate) fn start(
     name: &str,
     audit: crate::audit::AuditSink,
-    fetcher: SafeFetcher,
-    url: &str,
-    extra: HeaderMap,
+    remote: &crate::wrap::RemoteServer,
     limits: &bastion_core::Limits,
 ) -> (DuplexStream, tokio::task::JoinHandle<()>) {
     let max_frame_bytes = limits.max_frame_bytes;
@@ -78,9 +77,10 @@ pub(crate) fn start(
     let (relay_side, pump_side) = tokio::io::duplex(256 * 1024);
     let (from_relay, to_relay) = tokio::io::split(pump_side);
     let pump = Arc::new(Pump {
-        fetcher,
-        url: url.to_owned(),
-        extra,
+        fetcher: remote.fetcher.clone(),
+        oauth: remote.oauth.clone(),
+        url: remote.url.clone(),
+        extra: remote.headers.clone(),
         max_frame_bytes,
         to_relay: tokio::sync::Mutex::new(to_relay),
         state: Mutex::new(SessionState::default()),
@@ -183,7 +183,17 @@ impl Pump {
         h
     }
 
-    /// `POST`s one message and relays what comes back.
+    /// The OAuth token to send now (with its generation), when OAuth is on.
+    async fn bearer(&self) -> (u64, Option<HeaderValue>) {
+        match &self.oauth {
+            Some(oauth) => oauth.bearer().await,
+            None => (0, None),
+        }
+    }
+
+    /// `POST`s one message and relays what comes back. With OAuth, a 401 carrying a
+    /// `Bearer` challenge runs the authorization (or waits for the one running) and the
+    /// message is sent once more with the new token.
     async fn post(self: Arc<Self>, frame: Vec<u8>) {
         let msg: Value = serde_json::from_slice(&frame).unwrap_or(Value::Null);
         let request_id = msg
@@ -192,13 +202,57 @@ impl Pump {
             .filter(|id| !id.is_null())
             .cloned();
         let is_initialize = msg.get("method").and_then(Value::as_str) == Some("initialize");
-        let mut request = FetchRequest::post(self.url.clone(), "application/json", frame);
-        request.headers = self.headers_for(&msg);
-        let response = match self.fetcher.open(request).await {
-            Ok(r) => r,
-            Err(e) => {
-                self.unavailable(request_id.as_ref(), &e.to_string()).await;
-                return;
+        let mut retried = false;
+        let response = loop {
+            let mut request =
+                FetchRequest::post(self.url.clone(), "application/json", frame.clone());
+            request.headers = self.headers_for(&msg);
+            let (generation, bearer) = self.bearer().await;
+            if let Some(value) = bearer {
+                request
+                    .headers
+                    .insert(reqwest::header::AUTHORIZATION, value);
+            }
+            let response = match self.fetcher.open(request).await {
+                Ok(r) => r,
+                Err(e) => {
+                    self.unavailable(request_id.as_ref(), &e.to_string()).await;
+                    return;
+                }
+            };
+            if response.status() != reqwest::StatusCode::UNAUTHORIZED || retried {
+                break response;
+            }
+            let challenge = response
+                .headers()
+                .get(reqwest::header::WWW_AUTHENTICATE)
+                .and_then(|v| v.to_str().ok())
+                .filter(|w| crate::oauth::is_bearer_challenge(w))
+                .map(str::to_owned);
+            let (Some(oauth), Some(challenge)) = (&self.oauth, challenge) else {
+                break response;
+            };
+            drop(response);
+            match oauth.reauthorize(generation, Some(challenge)).await {
+                Ok(done) => {
+                    if let Some(done) = done {
+                        self.audit_oauth("oauth_authorized", Some(&done.issuer))
+                            .await;
+                    }
+                    retried = true;
+                }
+                Err(e) => {
+                    eprintln!("mcp-bastion[{}]: OAuth: {e}", self.name);
+                    self.audit_oauth(e.reason(), None).await;
+                    self.refuse(
+                        request_id.as_ref(),
+                        "upstream_unauthorized",
+                        &format!("the server requires authorization and it failed: {e}"),
+                        Some(e.reason()),
+                    )
+                    .await;
+                    return;
+                }
             }
         };
         let status = response.status();
@@ -212,6 +266,16 @@ impl Pump {
             self.state().id = Some(sid.to_owned());
         }
         if status == reqwest::StatusCode::ACCEPTED {
+            return;
+        }
+        if status == reqwest::StatusCode::UNAUTHORIZED {
+            let detail = if self.oauth.is_some() {
+                "the server answered HTTP 401 again with a fresh token".to_owned()
+            } else {
+                "the server answered HTTP 401 Unauthorized (it asks for authorization: run with --oauth, or give a token with --bearer-env)".to_owned()
+            };
+            self.refuse(request_id.as_ref(), "upstream_unauthorized", &detail, None)
+                .await;
             return;
         }
         if !status.is_success() {
@@ -317,6 +381,9 @@ impl Pump {
                 HeaderValue::from_static("text/event-stream"),
             );
             headers.remove(reqwest::header::CONTENT_TYPE);
+            if let (_, Some(value)) = pump.bearer().await {
+                headers.insert(reqwest::header::AUTHORIZATION, value);
+            }
             request.headers = headers;
             if let Ok(response) = pump.fetcher.open(request).await
                 && response.status().is_success()
@@ -362,6 +429,41 @@ impl Pump {
 
     /// Answers request `id` (when there is one) with -32054 `upstream_unavailable`.
     async fn unavailable(&self, id: Option<&Value>, detail: &str) {
+        self.refuse(id, "upstream_unavailable", detail, None).await;
+    }
+
+    /// Records an OAuth outcome (`oauth_authorized` or the failure reason; never a
+    /// token) in the audit log; the issuer goes to stderr.
+    async fn audit_oauth(&self, reason: &str, issuer: Option<&str>) {
+        if let Some(issuer) = issuer {
+            eprintln!("mcp-bastion[{}]: OAuth: authorized by {issuer}", self.name);
+        }
+        self.audit
+            .record(bastion_store::AuditEvent {
+                direction: "gateway".into(),
+                message_kind: Some("oauth".into()),
+                verdict: if reason == "oauth_authorized" {
+                    "allow"
+                } else {
+                    "block"
+                }
+                .into(),
+                reason: Some(reason.to_owned()),
+                ..bastion_store::AuditEvent::default()
+            })
+            .await;
+    }
+
+    /// Answers request `id` (when there is one) with the gateway's own -32054 error of
+    /// `reason` (`upstream_unavailable`, `upstream_unauthorized`; `oauth_reason` says why
+    /// an authorization failed), and audits it.
+    async fn refuse(
+        &self,
+        id: Option<&Value>,
+        reason: &str,
+        detail: &str,
+        oauth_reason: Option<&str>,
+    ) {
         eprintln!("mcp-bastion[{}]: upstream: {detail}", self.name);
         self.audit
             .record(bastion_store::AuditEvent {
@@ -369,15 +471,19 @@ impl Pump {
                 message_kind: Some("error".into()),
                 request_id: id.map(Value::to_string),
                 verdict: "block".into(),
-                reason: Some("upstream_unavailable".into()),
+                reason: Some(reason.to_owned()),
                 ..bastion_store::AuditEvent::default()
             })
             .await;
         if let Some(id) = id {
+            let mut data = json!({"reason": reason});
+            if let Some(r) = oauth_reason {
+                data["oauth_reason"] = json!(r);
+            }
             let answer = json!({"jsonrpc": "2.0", "id": id, "error": {
                 "code": bastion_core::envelope::codes::UPSTREAM_UNAVAILABLE,
                 "message": format!("The server could not be reached: {detail}"),
-                "data": {"reason": "upstream_unavailable"}}});
+                "data": data}});
             if let Ok(bytes) = serde_json::to_vec(&answer) {
                 self.to_host(&bytes).await;
             }
@@ -394,6 +500,11 @@ impl Pump {
         request.method = reqwest::Method::DELETE;
         request.headers = self.headers_for(&Value::Null);
         request.headers.remove(reqwest::header::CONTENT_TYPE);
+        if let (_, Some(value)) = self.bearer().await {
+            request
+                .headers
+                .insert(reqwest::header::AUTHORIZATION, value);
+        }
         let _ = tokio::time::timeout(
             std::time::Duration::from_secs(2),
             self.fetcher.open(request),

@@ -66,6 +66,10 @@ pub struct RemoteServer {
     pub fetcher: crate::fetch::SafeFetcher,
     /// Headers sent with every request (e.g. `Authorization`).
     pub headers: reqwest::header::HeaderMap,
+    /// The OAuth client (`--oauth`): its token goes in `Authorization`, and a 401 with a
+    /// `Bearer` challenge runs discovery and the authorization flow, then the request is
+    /// sent once more. `None`: a 401 is answered `upstream_unavailable`.
+    pub oauth: Option<crate::oauth::OAuthClient>,
 }
 
 /// Where pins live and how strictly they apply.
@@ -273,14 +277,8 @@ impl Upstream {
         audit: &AuditSink,
     ) -> Result<(Self, ServerIn, ServerOut, ServerErr), GatewayError> {
         if let Some(remote) = &cfg.remote {
-            let (pipe, task) = crate::upstream::start(
-                &cfg.name,
-                audit.clone(),
-                remote.fetcher.clone(),
-                &remote.url,
-                remote.headers.clone(),
-                &cfg.limits,
-            );
+            let (pipe, task) =
+                crate::upstream::start(&cfg.name, audit.clone(), remote, &cfg.limits);
             let (out, input) = tokio::io::split(pipe);
             return Ok((Self::Http(task), Box::pin(input), Box::pin(out), None));
         }

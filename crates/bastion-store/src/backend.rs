@@ -82,7 +82,7 @@ impl Cols for PgRow {
 
 /// The store's migrations: `(version, description, SQLite SQL, PostgreSQL SQL)`. The same
 /// version means the same schema change on both backends.
-const MIGRATIONS: [(i64, &str, &str, &str); 6] = [
+const MIGRATIONS: [(i64, &str, &str, &str); 7] = [
     (
         1,
         "audit",
@@ -118,6 +118,12 @@ const MIGRATIONS: [(i64, &str, &str, &str); 6] = [
         "audit instance",
         include_str!("../migrations/sqlite/0006_audit_instance.sql"),
         include_str!("../migrations/postgres/0006_audit_instance.sql"),
+    ),
+    (
+        7,
+        "oauth",
+        include_str!("../migrations/sqlite/0007_oauth.sql"),
+        include_str!("../migrations/postgres/0007_oauth.sql"),
     ),
 ];
 

@@ -2,7 +2,8 @@
 //!
 //! Persistent state of MCP Bastion behind one async API: the audit log, descriptor pins
 //! and server launch configs, approval grants and confirmation decisions, the URL consent
-//! ledger, elicitation flows, and accepted and activated contract manifests.
+//! ledger, elicitation flows, accepted and activated contract manifests, and sealed
+//! OAuth tokens and client registrations of remote upstreams.
 //!
 //! Backends: [`sqlx`] with `SQLite` as the embedded default (file in WAL mode, created
 //! with its parent directory) and `PostgreSQL` as the shared store of several gateway
@@ -35,12 +36,14 @@ mod approvals;
 mod audit;
 mod consent;
 mod contracts;
+mod oauth;
 mod pins;
 
 pub use approvals::{ApprovalDecision, Grant, GrantFilter};
 pub use audit::{AuditEvent, AuditQuery};
 pub use consent::{ConsentError, ConsentRecord, FlowRecord};
 pub use contracts::{AcceptedContract, ContractActivation};
+pub use oauth::{OAuthClientRow, OAuthTokenRow};
 pub use pins::{PinFilter, PinRecord, PinState, ServerRecord};
 
 use backend::Backend;

@@ -52,6 +52,7 @@ on_both_backends!(
     two_processes_race_for_one_consent_and_exactly_one_wins,
     a_store_from_before_migration_6_is_upgraded_in_place,
     concurrent_first_opens_migrate_once,
+    oauth_tokens_and_clients_round_trip,
 );
 
 /// Every audit event (the newest 100), oldest first.
@@ -890,4 +891,92 @@ async fn concurrent_first_opens_migrate_once(url: &str) {
     for store in stores {
         store.close().await;
     }
+}
+
+async fn oauth_tokens_and_clients_round_trip(url: &str) {
+    use bastion_store::{OAuthClientRow, OAuthTokenRow};
+    let store = Store::open(url).await.unwrap();
+    let row = |issuer: &str, client: &str, sealed: &str, ms| OAuthTokenRow {
+        issuer: issuer.into(),
+        resource: "https://mcp.example.com/mcp".into(),
+        client_id: client.into(),
+        sealed: sealed.into(),
+        updated_ms: ms,
+    };
+    store
+        .put_oauth_token(&row("https://as.example", "c1", "s1", 1))
+        .await
+        .unwrap();
+    store
+        .put_oauth_token(&row("https://as2.example", "c2", "s2", 2))
+        .await
+        .unwrap();
+    // Same key: replaced, not added.
+    store
+        .put_oauth_token(&row("https://as.example", "c1", "s3", 3))
+        .await
+        .unwrap();
+    let rows = store
+        .oauth_tokens_for("https://mcp.example.com/mcp")
+        .await
+        .unwrap();
+    assert_eq!(
+        rows,
+        [
+            row("https://as.example", "c1", "s3", 3),
+            row("https://as2.example", "c2", "s2", 2)
+        ]
+    );
+    assert!(
+        store
+            .oauth_tokens_for("https://other.example/mcp")
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        store
+            .delete_oauth_tokens("https://mcp.example.com/mcp")
+            .await
+            .unwrap(),
+        2
+    );
+    assert!(
+        store
+            .oauth_tokens_for("https://mcp.example.com/mcp")
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let client = OAuthClientRow {
+        issuer: "https://as.example".into(),
+        client_id: "dyn-1".into(),
+        sealed: "x".into(),
+        registered_ms: 5,
+    };
+    store.put_oauth_client(&client).await.unwrap();
+    store
+        .put_oauth_client(&OAuthClientRow {
+            client_id: "dyn-2".into(),
+            ..client.clone()
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        store
+            .oauth_client("https://as.example")
+            .await
+            .unwrap()
+            .unwrap()
+            .client_id,
+        "dyn-2"
+    );
+    assert!(
+        store
+            .oauth_client("https://as2.example")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    store.close().await;
 }

@@ -5,6 +5,7 @@
 //! failure; `wrap` exits with the wrapped server's exit code.
 
 mod approvals_cmd;
+mod auth_cmd;
 mod config;
 mod contract_cmd;
 mod contract_gate;
@@ -121,6 +122,12 @@ enum Command {
     Contract {
         #[command(subcommand)]
         command: from_server::ContractCli,
+    },
+    /// OAuth for remote servers: `login` authorizes ahead of time (the tokens are
+    /// stored encrypted and used by `wrap --url … --oauth`), `logout` deletes them.
+    Auth {
+        #[command(subcommand)]
+        command: auth_cmd::AuthCommand,
     },
     /// Print the audit log.
     Audit {
@@ -405,11 +412,11 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             contract,
             remote,
             command,
-        } => match wrap_remote::remote_server(&remote) {
+        } => match wrap_remote::remote_server(&remote, cli.config.as_deref()) {
             Ok(None) => run_wrap(&cfg, &store_url, name, &contract, command, false),
             Ok(Some(server)) => {
                 let name = name.unwrap_or_else(|| {
-                    url::Url::parse(&server.url)
+                    url::Url::parse(&server.server.url)
                         .ok()
                         .and_then(|u| u.host_str().map(str::to_owned))
                         .unwrap_or_else(|| "remote".into())
@@ -419,6 +426,9 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             Err(e) => Err(input(e)),
         },
         Command::Serve(args) => serve_cmd::run(&cfg, &store_url, &args),
+        Command::Auth { command } => {
+            auth_cmd::run(&store_url, cli.config.as_deref(), &command, cli.json)
+        }
     }
 }
 
@@ -445,7 +455,7 @@ fn run_wrap_with(
     contract: &wrap_contract::ContractFlags,
     command: Vec<String>,
     publish: bool,
-    remote: Option<bastion_gateway::RemoteServer>,
+    remote: Option<wrap_remote::Remote>,
 ) -> Result<i32, Failure> {
     let name = name.unwrap_or_else(|| default_name(&command));
     let contract = match wrap_contract::load(contract, store_url) {
@@ -466,7 +476,8 @@ fn run_wrap_with(
         Err(e) => return Err(internal(e)),
     };
     let mut wcfg = relay_config(cfg, &name, command);
-    wcfg.remote = remote;
+    let oauth = remote.as_ref().and_then(|r| r.oauth.clone());
+    wcfg.remote = remote.map(|r| r.server);
     let audit_fail_closed = cfg.audit.fail_closed;
     bastion_gateway::child::adopt_orphans();
     // One thread runs the whole relay: no cross-thread wake-ups per frame.
@@ -477,6 +488,17 @@ fn run_wrap_with(
         .map_err(internal)?;
     let code = rt.block_on(async {
         let store = Store::open(store_url).await.map_err(internal)?;
+        if let (Some(options), Some(remote)) = (oauth, wcfg.remote.as_mut()) {
+            remote.oauth = Some(
+                bastion_gateway::oauth::OAuthClient::new(
+                    remote.fetcher.clone(),
+                    &remote.url,
+                    store.clone(),
+                    options,
+                )
+                .map_err(input)?,
+            );
+        }
         if let Some(v) = contract {
             if publish {
                 let active = store
@@ -527,7 +549,7 @@ fn run_wrap_remote(
     store_url: &str,
     name: String,
     contract: &wrap_contract::ContractFlags,
-    server: bastion_gateway::RemoteServer,
+    server: wrap_remote::Remote,
 ) -> Result<i32, Failure> {
     run_wrap_with(
         cfg,

@@ -302,32 +302,7 @@ fn check_authorization_response(input: &Value) -> Result<Report, UrlInputError> 
         .get("iss_required")
         .and_then(Value::as_bool)
         .unwrap_or(false);
-    let query = query.strip_prefix('?').unwrap_or(query);
-    let iss: Vec<String> = url::form_urlencoded::parse(query.as_bytes())
-        .filter(|(k, _)| k == "iss")
-        .map(|(_, v)| v.into_owned())
-        .collect();
-    let mut findings = Vec::new();
-    match iss.as_slice() {
-        [] if required => findings.push(Finding::new(
-            Code::OauthIssuerMissing,
-            Severity::High,
-            "/callback_query",
-            "the authorization response has no `iss` although the server promised one (RFC 9207 §2.4); the code is not exchanged".to_owned(),
-        )),
-        [] => {}
-        [one] if one == expected => {}
-        _ => findings.push(Finding::new(
-            Code::OauthIssuerMismatch,
-            Severity::High,
-            "/callback_query",
-            format!(
-                "the authorization response comes from issuer `{}`, not `{}` the request went to (RFC 9207 mix-up defence); the code is not exchanged",
-                iss.join("`, `").chars().take(160).collect::<String>(),
-                expected.chars().take(120).collect::<String>()
-            ),
-        )),
-    }
+    let (findings, iss) = super::oauth::judge_authorization_response(expected, query, required);
     Ok(Report::from_findings(
         findings,
         false,

@@ -55,7 +55,8 @@ pub use check::{
 };
 pub use gate::assess;
 pub use oauth::{
-    as_metadata_urls, judge_as_metadata, judge_resource_metadata, resource_metadata_urls,
+    as_metadata_urls, judge_as_metadata, judge_authorization_response, judge_code_flow_support,
+    judge_resource_metadata, resource_metadata_urls,
 };
 
 use crate::finding::{Finding, Verdict};

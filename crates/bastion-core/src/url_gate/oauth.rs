@@ -16,6 +16,82 @@ use super::{UrlPolicy, UrlPurpose, assess};
 use crate::finding::{Code, Finding, Severity, pointer_push};
 use serde_json::{Map, Value};
 
+/// RFC 9207 §2.4, the mix-up defence: `callback_query` (the query of the authorization
+/// response at the client's redirect URI, with or without the leading `?`) must carry
+/// exactly one `iss` equal to `expected_issuer` (the issuer the request went to, compared
+/// as strings, no normalization), and must carry one when `iss_required` (the issuer's
+/// metadata says `authorization_response_iss_parameter_supported: true`). Findings
+/// (path `/callback_query`): `oauth_issuer_missing`, `oauth_issuer_mismatch`, both
+/// `high`: the code must not be exchanged. Also returns the `iss` values found.
+pub fn judge_authorization_response(
+    expected_issuer: &str,
+    callback_query: &str,
+    iss_required: bool,
+) -> (Vec<Finding>, Vec<String>) {
+    let query = callback_query.strip_prefix('?').unwrap_or(callback_query);
+    let iss: Vec<String> = url::form_urlencoded::parse(query.as_bytes())
+        .filter(|(k, _)| k == "iss")
+        .map(|(_, v)| v.into_owned())
+        .collect();
+    let mut findings = Vec::new();
+    match iss.as_slice() {
+        [] if iss_required => findings.push(Finding::new(
+            Code::OauthIssuerMissing,
+            Severity::High,
+            "/callback_query",
+            "the authorization response has no `iss` although the server promised one (RFC 9207 §2.4); the code is not exchanged".to_owned(),
+        )),
+        [] => {}
+        [one] if one == expected_issuer => {}
+        _ => findings.push(Finding::new(
+            Code::OauthIssuerMismatch,
+            Severity::High,
+            "/callback_query",
+            format!(
+                "the authorization response comes from issuer `{}`, not `{}` the request went to (RFC 9207 mix-up defence); the code is not exchanged",
+                iss.join("`, `").chars().take(160).collect::<String>(),
+                clip(expected_issuer)
+            ),
+        )),
+    }
+    (findings, iss)
+}
+
+/// Whether an authorization server's metadata allows the flow MCP clients must use
+/// (MCP authorization 2025-11-25 "Authorization Code Protection"; RFC 7636 §4.2,
+/// RFC 8414 §2): `code_challenge_methods_supported` must list `S256` (absent or without
+/// it: `oauth_pkce_unsupported`, `high`, path `/metadata/code_challenge_methods_supported`:
+/// do not start the flow), and `response_types_supported`, when present, must list
+/// `code` (`oauth_pkce_unsupported` too: no code flow).
+pub fn judge_code_flow_support(metadata: &Map<String, Value>) -> Vec<Finding> {
+    let lists = |key: &str, want: &str| {
+        metadata
+            .get(key)
+            .and_then(Value::as_array)
+            .is_some_and(|a| a.iter().any(|v| v.as_str() == Some(want)))
+    };
+    let mut findings = Vec::new();
+    if !lists("code_challenge_methods_supported", "S256") {
+        findings.push(Finding::new(
+            Code::OauthPkceUnsupported,
+            Severity::High,
+            "/metadata/code_challenge_methods_supported",
+            "the authorization server does not advertise PKCE with S256 (RFC 7636); MCP clients must refuse it, no authorization is attempted".to_owned(),
+        ));
+    }
+    if metadata.contains_key("response_types_supported")
+        && !lists("response_types_supported", "code")
+    {
+        findings.push(Finding::new(
+            Code::OauthPkceUnsupported,
+            Severity::High,
+            "/metadata/response_types_supported",
+            "the authorization server does not support the authorization code flow (`response_types_supported` lacks `code`)".to_owned(),
+        ));
+    }
+    findings
+}
+
 fn clip(s: &str) -> String {
     s.chars().take(120).collect()
 }
