@@ -183,12 +183,18 @@ impl Pump {
         h
     }
 
-    /// The OAuth token to send now (with its generation), when OAuth is on.
-    async fn bearer(&self) -> (u64, Option<HeaderValue>) {
+    /// The OAuth token to send now (with its generation), when OAuth is on; `fresh`:
+    /// the one just obtained, as it is.
+    async fn bearer_for(&self, fresh: bool) -> (u64, Option<HeaderValue>) {
         match &self.oauth {
+            Some(oauth) if fresh => oauth.bearer_now(),
             Some(oauth) => oauth.bearer().await,
             None => (0, None),
         }
+    }
+
+    async fn bearer(&self) -> (u64, Option<HeaderValue>) {
+        self.bearer_for(false).await
     }
 
     /// `POST`s one message and relays what comes back. With OAuth, a 401 carrying a
@@ -207,7 +213,7 @@ impl Pump {
             let mut request =
                 FetchRequest::post(self.url.clone(), "application/json", frame.clone());
             request.headers = self.headers_for(&msg);
-            let (generation, bearer) = self.bearer().await;
+            let (generation, bearer) = self.bearer_for(retried).await;
             if let Some(value) = bearer {
                 request
                     .headers

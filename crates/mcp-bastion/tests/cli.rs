@@ -1041,6 +1041,9 @@ mod serve;
 #[path = "cli/remote.rs"]
 mod remote;
 
+#[path = "cli/oauth.rs"]
+mod oauth;
+
 #[path = "../../bastion-gateway/tests/support/procs.rs"]
 mod procs;
 

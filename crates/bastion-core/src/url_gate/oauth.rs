@@ -289,6 +289,41 @@ pub fn judge_resource_metadata(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_code_flow_needs_pkce_s256() {
+        let judge = |v: serde_json::Value| {
+            judge_code_flow_support(v.as_object().unwrap())
+                .iter()
+                .map(|f| (f.code, f.path.clone()))
+                .collect::<Vec<_>>()
+        };
+        assert!(judge(serde_json::json!({"code_challenge_methods_supported": ["plain", "S256"], "response_types_supported": ["code"]})).is_empty());
+        assert_eq!(
+            judge(serde_json::json!({"code_challenge_methods_supported": ["plain"]})),
+            [(
+                Code::OauthPkceUnsupported,
+                "/metadata/code_challenge_methods_supported".to_owned()
+            )]
+        );
+        assert_eq!(judge(serde_json::json!({})).len(), 1);
+        assert_eq!(
+            judge(
+                serde_json::json!({"code_challenge_methods_supported": ["S256"], "response_types_supported": ["token"]})
+            ),
+            [(
+                Code::OauthPkceUnsupported,
+                "/metadata/response_types_supported".to_owned()
+            )]
+        );
+        let (f, iss) = judge_authorization_response(
+            "https://as.example",
+            "?code=c&iss=https%3A%2F%2Fas.example",
+            true,
+        );
+        assert!(f.is_empty());
+        assert_eq!(iss, ["https://as.example"]);
+    }
     use serde_json::json;
 
     #[test]

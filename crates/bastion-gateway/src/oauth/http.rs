@@ -34,3 +34,40 @@ impl<'c> AsyncHttpClient<'c> for SafeHttp<'_> {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use oauth2::basic::BasicClient;
+    use oauth2::{AuthorizationCode, ClientId, PkceCodeVerifier, RequestTokenError, TokenUrl};
+
+    #[tokio::test]
+    async fn token_requests_pass_the_ssrf_guard() {
+        // Default fetcher: https to public addresses only. The token endpoint on a
+        // private or loopback address is refused before any connection.
+        let fetcher = SafeFetcher::builder()
+            .nameservers(crate::fetch::Nameservers::Custom(vec![
+                "127.0.0.1:9".parse().unwrap(),
+            ]))
+            .build()
+            .unwrap();
+        for endpoint in [
+            "https://10.0.0.7/token",
+            "http://127.0.0.1:9/token",
+            "https://169.254.169.254/token",
+        ] {
+            let client = BasicClient::new(ClientId::new("c".into()))
+                .set_token_uri(TokenUrl::new(endpoint.into()).unwrap());
+            let e = client
+                .exchange_code(AuthorizationCode::new("x".into()))
+                .set_pkce_verifier(PkceCodeVerifier::new("v".repeat(43)))
+                .request_async(&SafeHttp(&fetcher))
+                .await
+                .unwrap_err();
+            let RequestTokenError::Request(e) = e else {
+                panic!("{endpoint}: not refused by the fetcher: {e:?}");
+            };
+            assert_eq!(e.reason(), "url_refused", "{endpoint}: {e}");
+        }
+    }
+}

@@ -314,6 +314,13 @@ impl OAuthClient {
                 self.set_held(None);
             }
         }
+        self.bearer_now()
+    }
+
+    /// The `Authorization` value of the token set in use, as it is (no store lookup, no
+    /// refresh): for the retry right after an authorization, whose token is used even
+    /// when its lifetime is shorter than the expiry margin.
+    pub fn bearer_now(&self) -> (u64, Option<HeaderValue>) {
         let generation = self.generation();
         let value = self.held().and_then(|h| {
             let mut v = HeaderValue::from_str(&format!("Bearer {}", h.tokens.access_token)).ok()?;
