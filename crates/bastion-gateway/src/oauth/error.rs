@@ -106,7 +106,9 @@ fn first_message(findings: &[Finding]) -> String {
 }
 
 impl OAuthError {
-    /// Stable reason: the discovery or fetch reason, `oauth_unsupported`,
+    /// Stable reason: the deciding finding code of a refused discovery document
+    /// (`oauth_issuer_mismatch`, `private_address`, ...) or else the discovery or fetch
+    /// reason, `oauth_unsupported` (or the deciding finding, `oauth_pkce_unsupported`),
     /// `oauth_registration_failed`, `oauth_no_client_id`, `oauth_listener_failed`,
     /// `oauth_callback_timeout`, `oauth_state_mismatch`, the deciding finding code of an
     /// RFC 9207 refusal (`oauth_issuer_mismatch`, `oauth_issuer_missing`),
@@ -114,7 +116,11 @@ impl OAuthError {
     /// `oauth_key_file`, `store_error`, `oauth_browser_failed`.
     pub fn reason(&self) -> &'static str {
         match self {
-            Self::Discovery(e) => e.reason(),
+            Self::Discovery(e) => e
+                .findings()
+                .iter()
+                .find(|f| f.severity >= bastion_core::finding::Severity::High)
+                .map_or(e.reason(), |f| f.code.as_str()),
             Self::Unsupported { findings, .. } => findings
                 .first()
                 .map_or("oauth_unsupported", |f| f.code.as_str()),
