@@ -638,40 +638,52 @@ impl OAuthClient {
         Ok(authorized)
     }
 
-    /// The authorization URL must pass the core URL gate (purpose navigate) and be
-    /// `https`, or `http` to a loopback host when the development flag is on.
+    /// The authorization URL must pass [`authorization_url_allowed`] under this
+    /// client's URL policy.
     fn gate_authorization_url(&self, url: &str, issuer: &str) -> Result<(), OAuthError> {
-        let policy = self
-            .inner
-            .fetcher
-            .policy()
-            .clone()
-            .with_purpose(UrlPurpose::Navigate);
-        let a = assess(url, &policy, "/authorization_url");
-        let parsed = a
-            .normalized
-            .as_deref()
-            .and_then(|n| url::Url::parse(n).ok());
-        let scheme_ok = parsed.as_ref().is_some_and(|u| match u.scheme() {
-            "https" => true,
-            "http" => {
-                policy.allow_loopback_http
-                    && matches!(
-                        a.address_class,
-                        Some(bastion_core::url_gate::AddressClass::Loopback)
-                    )
-            }
-            _ => false,
-        });
-        if a.verdict == Verdict::Block || !scheme_ok {
-            return Err(OAuthError::Unsupported {
+        authorization_url_allowed(url, self.inner.fetcher.policy()).map_err(|findings| {
+            OAuthError::Unsupported {
                 issuer: issuer.to_owned(),
                 why: "its authorization URL is refused by the URL gate (https only; http only to loopback with --allow-http-loopback)".into(),
-                findings: a.findings,
-            });
-        }
-        Ok(())
+                findings,
+            }
+        })
     }
+}
+
+/// Whether an authorization URL may be opened in the user's browser: the core URL gate
+/// (purpose navigate, `policy` otherwise as given) must not block it, and its scheme must
+/// be `https`, or `http` to a loopback IP when `policy.allow_loopback_http` (the
+/// development flag). Anything else (`javascript:`, `file:`, `data:`, custom schemes,
+/// plain `http` to another host) is refused.
+///
+/// # Errors
+/// The gate's findings (possibly empty when only the scheme rule refused).
+pub fn authorization_url_allowed(
+    url: &str,
+    policy: &bastion_core::url_gate::UrlPolicy,
+) -> Result<(), Vec<bastion_core::finding::Finding>> {
+    let policy = policy.clone().with_purpose(UrlPurpose::Navigate);
+    let a = assess(url, &policy, "/authorization_url");
+    let parsed = a
+        .normalized
+        .as_deref()
+        .and_then(|n| url::Url::parse(n).ok());
+    let scheme_ok = parsed.as_ref().is_some_and(|u| match u.scheme() {
+        "https" => true,
+        "http" => {
+            policy.allow_loopback_http
+                && matches!(
+                    a.address_class,
+                    Some(bastion_core::url_gate::AddressClass::Loopback)
+                )
+        }
+        _ => false,
+    });
+    if a.verdict == Verdict::Block || !scheme_ok {
+        return Err(a.findings);
+    }
+    Ok(())
 }
 
 fn unsupported(issuer: &str, e: &dyn std::fmt::Display) -> OAuthError {
@@ -739,6 +751,28 @@ mod tests {
         assert_eq!(scopes(Some(w), prm), ["files:read", "files:write"]);
         assert_eq!(scopes(Some("Bearer realm=\"x\""), prm), ["a", "b"]);
         assert!(scopes(None, &serde_json::Map::new()).is_empty());
+    }
+
+    #[test]
+    fn only_https_authorization_urls_are_opened() {
+        use bastion_core::url_gate::UrlPolicy;
+        let safe = UrlPolicy::default();
+        let dev = UrlPolicy::default().with_loopback_http(true);
+        let ok = "https://as.example.com/authorize?response_type=code&client_id=c&state=s&code_challenge=x&code_challenge_method=S256";
+        assert!(authorization_url_allowed(ok, &safe).is_ok());
+        for bad in [
+            "javascript:alert(1)",
+            "file:///etc/passwd",
+            "data:text/html,<script>x</script>",
+            "vscode://x/authorize",
+            "http://as.example.com/authorize",
+            "http://127.0.0.1:8080/authorize",
+            "https://user:pw@as.example.com/authorize",
+        ] {
+            assert!(authorization_url_allowed(bad, &safe).is_err(), "{bad}");
+        }
+        assert!(authorization_url_allowed("http://127.0.0.1:8080/authorize", &dev).is_ok());
+        assert!(authorization_url_allowed("http://as.example.com/authorize", &dev).is_err());
     }
 
     #[test]

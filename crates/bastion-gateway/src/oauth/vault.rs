@@ -322,6 +322,17 @@ mod tests {
             Vault::open_or_create(&link),
             Err(VaultError::Symlink(_))
         ));
+        // Another user's file (only root can make one here).
+        if nix::unistd::geteuid().is_root() {
+            let theirs = dir.path().join("theirs.key");
+            std::fs::write(&theirs, [1u8; 32]).unwrap();
+            std::fs::set_permissions(&theirs, std::fs::Permissions::from_mode(0o600)).unwrap();
+            std::os::unix::fs::chown(&theirs, Some(65534), None).unwrap();
+            assert!(matches!(
+                Vault::open_or_create(&theirs),
+                Err(VaultError::Owner { owner: 65534, .. })
+            ));
+        }
         let short = dir.path().join("short.key");
         std::fs::write(&short, b"0123").unwrap();
         std::fs::set_permissions(&short, std::fs::Permissions::from_mode(0o600)).unwrap();

@@ -180,7 +180,16 @@ impl Proc {
         stdin.flush().unwrap();
     }
 
+    /// The answer to `id` (one that arrived earlier is found too).
     fn answer(&mut self, id: i64) -> Value {
+        if let Some(v) = self
+            .seen_out
+            .iter()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .find(|v| v["id"] == id)
+        {
+            return v;
+        }
         loop {
             let line = self
                 .out
@@ -588,4 +597,29 @@ fn a_401_without_oauth_is_explained_and_oauth_excludes_bearer_env() {
     )
     .finish();
     assert_eq!(code, 2, "{err}");
+}
+
+#[test]
+fn requests_during_an_authorization_wait_for_it_and_share_its_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = auth_server("");
+    let mut gw = wrap_oauth(dir.path(), &server);
+    gw.initialize();
+    for id in 2..5 {
+        gw.send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
+    }
+    let url = gw.authorize_url();
+    assert_eq!(play_browser(&url), 200);
+    assert!(gw.answer(1)["result"].is_object());
+    for id in 2..5 {
+        let a = gw.answer(id);
+        assert!(a["result"].is_object(), "{a}");
+    }
+    let (code, err, _) = gw.finish();
+    assert_eq!(code, 0, "{err}");
+    // One authorization (one browser visit) served every waiting request.
+    assert_eq!(err.matches("/as/authorize?").count(), 1, "{err}");
+    let stats = server.stats();
+    assert_eq!(stats["authorizations"], 1, "{stats}");
+    assert_eq!(stats["code_grants"], 1, "{stats}");
 }
