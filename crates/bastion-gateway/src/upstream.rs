@@ -488,7 +488,11 @@ impl Pump {
             }
             let answer = json!({"jsonrpc": "2.0", "id": id, "error": {
                 "code": bastion_core::envelope::codes::UPSTREAM_UNAVAILABLE,
-                "message": format!("The server could not be reached: {detail}"),
+                "message": if reason == "upstream_unauthorized" {
+                    format!("The server refused access: {detail}")
+                } else {
+                    format!("The server could not be reached: {detail}")
+                },
                 "data": data}});
             if let Ok(bytes) = serde_json::to_vec(&answer) {
                 self.to_host(&bytes).await;

@@ -211,6 +211,49 @@ mod tests {
         }
     }
 
+    /// A GET on the listener: the status code.
+    async fn get(uri: &str, path_and_query: &str) -> u16 {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let port = url::Url::parse(uri).unwrap().port().unwrap();
+        let mut s = tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .unwrap();
+        s.write_all(
+            format!(
+                "GET {path_and_query} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+            )
+            .as_bytes(),
+        )
+        .await
+        .unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).await.unwrap();
+        out.split_whitespace().nth(1).unwrap().parse().unwrap()
+    }
+
+    #[tokio::test]
+    async fn the_listener_takes_one_response_on_its_path_only() {
+        let l = Listener::start("seg", expected(false)).await.unwrap();
+        let uri = l.redirect_uri().to_owned();
+        assert!(uri.starts_with("http://127.0.0.1:") && uri.ends_with("/callback/seg"));
+        // Other paths and methods change nothing.
+        assert_eq!(get(&uri, "/callback/other?code=c&state=s1").await, 404);
+        assert_eq!(get(&uri, "/?code=c&state=s1").await, 404);
+        assert_eq!(get(&uri, "/callback/seg?code=c1&state=s1").await, 200);
+        // A second hit is refused and does not replace the first.
+        assert_eq!(get(&uri, "/callback/seg?code=c2&state=s1").await, 400);
+        assert_eq!(l.wait(Duration::from_secs(5)).await.unwrap(), "c1");
+    }
+
+    #[tokio::test]
+    async fn a_wrong_state_on_the_path_ends_the_wait_with_a_refusal() {
+        let l = Listener::start("seg", expected(false)).await.unwrap();
+        let uri = l.redirect_uri().to_owned();
+        assert_eq!(get(&uri, "/callback/seg?code=c1&state=forged").await, 400);
+        let e = l.wait(Duration::from_secs(5)).await.unwrap_err();
+        assert_eq!(e.reason(), "oauth_state_mismatch");
+    }
+
     #[test]
     fn responses_are_judged_state_first_then_iss_then_error_then_code() {
         let e = expected(true);

@@ -415,6 +415,7 @@ fn forged_authorization_responses_are_refused_and_no_code_is_exchanged() {
         ("wrong_iss", "oauth_issuer_mismatch"),
         ("no_iss", "oauth_issuer_missing"),
         ("wrong_state", "oauth_state_mismatch"),
+        ("deny", "oauth_denied"),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let server = auth_server(mode);
@@ -622,4 +623,21 @@ fn requests_during_an_authorization_wait_for_it_and_share_its_token() {
     let stats = server.stats();
     assert_eq!(stats["authorizations"], 1, "{stats}");
     assert_eq!(stats["code_grants"], 1, "{stats}");
+}
+
+#[test]
+fn no_browser_response_within_the_deadline_ends_the_login() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = auth_server("");
+    let mut p = login(dir.path(), &server, &["--oauth-callback-timeout", "1s"]);
+    let url = p.authorize_url();
+    let (code, err, _) = p.finish();
+    assert_eq!(code, 3, "{err}");
+    assert!(err.contains("oauth_callback_timeout"), "{err}");
+    // The listener is gone: the late browser gets nowhere.
+    let (status, location, _) = http(&url, None);
+    assert_eq!(status, 302);
+    let port = url::Url::parse(&location.unwrap()).unwrap().port().unwrap();
+    assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err());
+    assert_eq!(server.stats()["code_grants"], 0);
 }

@@ -16,7 +16,7 @@ Prints `listening on PORT` to stderr. Paths (BASE = http://127.0.0.1:PORT):
                                                issued (so the test can look for leaks)
 Modes: foreign_issuer (metadata names another issuer), no_s256, private_token (token
 endpoint on a private address), wrong_iss, no_iss (iss promised but not sent),
-wrong_state, short (access tokens expire in 5 s), refresh_fail (refresh grants refused).
+wrong_state, deny (error=access_denied), short (access tokens expire in 5 s), refresh_fail (refresh grants refused).
 """
 import base64
 import hashlib
@@ -146,6 +146,10 @@ class Handler(BaseHTTPRequestHandler):
             del back["iss"]
         if "wrong_state" in MODES:
             back["state"] = "forged-" + q["state"]
+        if "deny" in MODES:
+            del back["code"]
+            back["error"] = "access_denied"
+            back["error_description"] = "the user said no"
         location = redirect_uri + "?" + urllib.parse.urlencode(back)
         return self.send(302, b"", "text/plain", [("Location", location)])
 
