@@ -93,6 +93,11 @@ pub enum OAuthError {
     /// The store could not be read or written.
     #[error(transparent)]
     Store(#[from] bastion_store::StoreError),
+    /// The server refused the tokens of too many browser flows already.
+    #[error(
+        "the server keeps refusing the tokens it is given; {0} browser authorizations were tried already (run `mcp-bastion auth login --url …` to try again)"
+    )]
+    TooManyAttempts(u32),
     /// The browser could not be started.
     #[error("cannot open a browser ({0}); use --oauth-no-browser to print the URL instead")]
     Browser(String),
@@ -113,7 +118,7 @@ impl OAuthError {
     /// `oauth_callback_timeout`, `oauth_state_mismatch`, the deciding finding code of an
     /// RFC 9207 refusal (`oauth_issuer_mismatch`, `oauth_issuer_missing`),
     /// `oauth_denied`, `oauth_no_code`, `oauth_token_refused`, `oauth_bad_token_response`,
-    /// `oauth_key_file`, `store_error`, `oauth_browser_failed`.
+    /// `oauth_key_file`, `store_error`, `oauth_browser_failed`, `oauth_too_many_attempts`.
     pub fn reason(&self) -> &'static str {
         match self {
             Self::Discovery(e) => e
@@ -140,6 +145,7 @@ impl OAuthError {
             Self::Vault(_) => "oauth_key_file",
             Self::Store(_) => "store_error",
             Self::Browser(_) => "oauth_browser_failed",
+            Self::TooManyAttempts(_) => "oauth_too_many_attempts",
         }
     }
 }

@@ -59,6 +59,10 @@ use std::time::Duration;
 /// An access token this close to its expiry (ms) counts as expired: refreshed first.
 const EXPIRY_MARGIN_MS: i64 = 60_000;
 
+/// Browser flows a server's 401 answers may start in one process: a server that refuses
+/// every token it gets cannot send the user to the browser again and again.
+pub const MAX_INTERACTIVE_FLOWS: u32 = 3;
+
 /// How the authorization URL reaches the user.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Browser {
@@ -163,6 +167,8 @@ struct Inner {
     generation: AtomicU64,
     /// One authorization or refresh at a time.
     flow: tokio::sync::Mutex<()>,
+    /// Browser flows started by [`OAuthClient::reauthorize`] so far.
+    interactive: std::sync::atomic::AtomicU32,
 }
 
 /// `n` random bytes from the OS, base64url without padding.
@@ -254,6 +260,7 @@ impl OAuthClient {
                 current: Mutex::new(None),
                 generation: AtomicU64::new(0),
                 flow: tokio::sync::Mutex::new(()),
+                interactive: std::sync::atomic::AtomicU32::new(0),
             }),
         })
     }
@@ -333,7 +340,8 @@ impl OAuthClient {
     /// After the server refused the token of generation `seen` (401): unless another
     /// request already replaced it, try the refresh token, then the interactive flow.
     /// Runs in its own task, so a caller that stops waiting does not abort a flow the
-    /// user is completing; callers wait one at a time.
+    /// user is completing; callers wait one at a time. At most
+    /// [`MAX_INTERACTIVE_FLOWS`] browser flows per client.
     ///
     /// # Errors
     /// [`OAuthError`] when no new token could be obtained.
@@ -353,6 +361,9 @@ impl OAuthClient {
                     return Ok(None);
                 }
                 this.set_held(None);
+            }
+            if this.inner.interactive.fetch_add(1, Ordering::SeqCst) >= MAX_INTERACTIVE_FLOWS {
+                return Err(OAuthError::TooManyAttempts(MAX_INTERACTIVE_FLOWS));
             }
             this.login_locked(www_authenticate.as_deref())
                 .await

@@ -641,3 +641,28 @@ fn no_browser_response_within_the_deadline_ends_the_login() {
     assert!(std::net::TcpStream::connect(("127.0.0.1", port)).is_err());
     assert_eq!(server.stats()["code_grants"], 0);
 }
+
+#[test]
+fn a_server_refusing_every_token_cannot_send_the_user_to_the_browser_forever() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = auth_server("reject_tokens,refresh_fail");
+    let mut gw = wrap_oauth(dir.path(), &server);
+    gw.initialize();
+    for id in 1..=3 {
+        if id > 1 {
+            gw.send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}));
+        }
+        let url = gw.authorize_url();
+        assert_eq!(play_browser(&url), 200);
+        let a = gw.answer(id);
+        assert_eq!(a["error"]["data"]["reason"], "upstream_unauthorized", "{a}");
+    }
+    let a = gw.request(4, "ping", &json!({}));
+    assert_eq!(
+        a["error"]["data"]["oauth_reason"], "oauth_too_many_attempts",
+        "{a}"
+    );
+    let (_, err, _) = gw.finish();
+    assert_eq!(err.matches("/as/authorize?").count(), 3, "{err}");
+    assert_eq!(server.stats()["authorizations"], 3);
+}

@@ -16,7 +16,8 @@ Prints `listening on PORT` to stderr. Paths (BASE = http://127.0.0.1:PORT):
                                                issued (so the test can look for leaks)
 Modes: foreign_issuer (metadata names another issuer), no_s256, private_token (token
 endpoint on a private address), wrong_iss, no_iss (iss promised but not sent),
-wrong_state, deny (error=access_denied), short (access tokens expire in 5 s), refresh_fail (refresh grants refused).
+wrong_state, deny (error=access_denied), short (access tokens expire in 5 s), refresh_fail (refresh grants refused),
+reject_tokens (/mcp refuses every token).
 """
 import base64
 import hashlib
@@ -216,6 +217,8 @@ class Handler(BaseHTTPRequestHandler):
                 state["stats"]["mcp_unauthorized"] += 1
             else:
                 state["stats"]["mcp_authorized"] += 1
+        if "reject_tokens" in MODES:
+            client = None
         if client is None:
             challenge = 'Bearer resource_metadata="%s/.well-known/oauth-protected-resource/mcp", ' \
                         'scope="mcp:tools"' % self.base
