@@ -504,6 +504,8 @@ fn stored_tokens_do_not_open_under_another_issuer_or_without_their_key() {
     assert!(gw.answer(1)["result"].is_object());
     let (_, err, _) = gw.finish();
     assert!(err.contains("does not decrypt"), "{err}");
+    // The client registration was untouched: reused, not registered again.
+    assert_eq!(server.stats()["registrations"], 1);
     // Without the key (a new one is made), the stored token does not open either.
     std::fs::remove_file(dir.path().join("mcp-bastion/oauth.key")).unwrap();
     let mut gw = wrap_oauth(dir.path(), &server);
@@ -513,7 +515,10 @@ fn stored_tokens_do_not_open_under_another_issuer_or_without_their_key() {
     assert!(gw.answer(1)["result"].is_object());
     let (_, err, _) = gw.finish();
     assert!(err.contains("does not decrypt"), "{err}");
-    assert_eq!(server.stats()["authorizations"], 3);
+    let stats = server.stats();
+    assert_eq!(stats["authorizations"], 3, "{stats}");
+    // The sealed registration did not open under the new key either: a new client.
+    assert_eq!(stats["registrations"], 2, "{stats}");
 }
 
 #[test]
