@@ -31,33 +31,25 @@
 
 mod callback;
 mod error;
+mod flow;
 mod http;
 pub mod opener;
 mod register;
+mod tokens;
 pub mod vault;
 
 pub use error::OAuthError;
+pub use flow::authorization_url_allowed;
 pub use vault::{Vault, VaultError};
 
+use tokens::{Held, TokenSet};
+
 use crate::fetch::SafeFetcher;
-use bastion_core::finding::Verdict;
-use bastion_core::url_gate::{UrlPurpose, assess, judge_code_flow_support};
-use http::SafeHttp;
-use oauth2::basic::{BasicClient, BasicErrorResponse, BasicTokenType};
-use oauth2::{
-    AuthType, AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, PkceCodeChallenge,
-    RedirectUrl, RefreshToken, RequestTokenError, Scope, TokenResponse, TokenUrl,
-};
 use reqwest::header::HeaderValue;
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-/// An access token this close to its expiry (ms) counts as expired: refreshed first.
-const EXPIRY_MARGIN_MS: i64 = 60_000;
 
 /// Browser flows a server's 401 answers may start in one process: a server that refuses
 /// every token it gets cannot send the user to the browser again and again.
@@ -100,31 +92,6 @@ impl OAuthOptions {
             key_file,
         }
     }
-}
-
-/// A token set as stored (sealed). `Debug` shows no token.
-#[derive(Clone, Serialize, Deserialize)]
-struct TokenSet {
-    access_token: String,
-    refresh_token: Option<String>,
-    /// Unix ms; `None` when the server gave no `expires_in`.
-    expires_at_ms: Option<i64>,
-    scope: Option<String>,
-}
-
-impl TokenSet {
-    fn expired(&self, now_ms: i64) -> bool {
-        self.expires_at_ms
-            .is_some_and(|t| t <= now_ms.saturating_add(EXPIRY_MARGIN_MS))
-    }
-}
-
-/// The token set in use and where it came from.
-#[derive(Clone)]
-struct Held {
-    issuer: String,
-    client_id: String,
-    tokens: TokenSet,
 }
 
 /// What a completed authorization obtained (no secret in it).
@@ -218,23 +185,6 @@ pub fn is_bearer_challenge(www_authenticate: &str) -> bool {
 
 fn token_row_key(issuer: &str, resource: &str, client_id: &str) -> Vec<u8> {
     vault::row_key("mcp-bastion oauth token v1", &[issuer, resource, client_id])
-}
-
-type TokenError = RequestTokenError<crate::fetch::FetchError, BasicErrorResponse>;
-
-fn token_error(grant: &'static str) -> impl Fn(TokenError) -> OAuthError {
-    move |e| match e {
-        RequestTokenError::ServerResponse(r) => OAuthError::TokenRefused {
-            grant,
-            error: error::clip_ascii(r.error().as_ref()),
-        },
-        RequestTokenError::Request(e) => OAuthError::Fetch(e),
-        // The parser's message may quote the body: never shown.
-        RequestTokenError::Parse(..) => {
-            OAuthError::BadTokenResponse("not a token response (RFC 6749 §5.1)".into())
-        }
-        RequestTokenError::Other(s) => OAuthError::BadTokenResponse(error::clip_ascii(&s)),
-    }
 }
 
 impl OAuthClient {
@@ -450,341 +400,11 @@ impl OAuthClient {
         self.set_held(Some(held));
         Ok(())
     }
-
-    fn token_set(
-        token: &oauth2::basic::BasicTokenResponse,
-        previous_refresh: Option<String>,
-    ) -> Result<TokenSet, OAuthError> {
-        if *token.token_type() != BasicTokenType::Bearer {
-            return Err(OAuthError::BadTokenResponse(
-                "the token type is not Bearer".into(),
-            ));
-        }
-        let access = token.access_token().secret().clone();
-        if HeaderValue::from_str(&access).is_err() || access.is_empty() {
-            return Err(OAuthError::BadTokenResponse(
-                "the access token cannot be sent in a header".into(),
-            ));
-        }
-        Ok(TokenSet {
-            access_token: access,
-            refresh_token: token
-                .refresh_token()
-                .map(|r| r.secret().clone())
-                .or(previous_refresh),
-            expires_at_ms: token.expires_in().map(|d| {
-                crate::now_ms().saturating_add(i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-            }),
-            scope: token.scopes().map(|s| {
-                s.iter()
-                    .map(|s| s.to_string())
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            }),
-        })
-    }
-
-    /// Exchanges the refresh token of `held`, after re-running discovery (the issuer
-    /// must still be the one that issued it).
-    async fn refresh(&self, held: &Held) -> Result<(), OAuthError> {
-        let Some(refresh) = held.tokens.refresh_token.clone() else {
-            return Err(OAuthError::TokenRefused {
-                grant: "refresh token",
-                error: "no refresh token".into(),
-            });
-        };
-        let discovery = self
-            .inner
-            .fetcher
-            .discover(&self.inner.resource, None)
-            .await?;
-        if discovery.issuer != held.issuer {
-            return Err(OAuthError::Unsupported {
-                issuer: discovery.issuer,
-                why: format!("the server now names another issuer than `{}`", held.issuer),
-                findings: Vec::new(),
-            });
-        }
-        let identity = register::client_for(
-            self.inner.options.client_id.as_deref(),
-            &held.issuer,
-            &discovery.as_metadata,
-            &self.inner.fetcher,
-            &self.inner.store,
-            &self.inner.vault,
-        )
-        .await?;
-        if identity.client_id != held.client_id {
-            return Err(OAuthError::TokenRefused {
-                grant: "refresh token",
-                error: "the token belongs to another client".into(),
-            });
-        }
-        let token_url = endpoint(&discovery.as_metadata, "token_endpoint", &held.issuer)?;
-        let mut client = BasicClient::new(ClientId::new(identity.client_id.clone()))
-            .set_token_uri(TokenUrl::new(token_url).map_err(|e| unsupported(&held.issuer, &e))?);
-        if let Some(secret) = &identity.client_secret {
-            client = client.set_client_secret(ClientSecret::new(secret.clone()));
-        }
-        if identity.auth_method.as_deref() == Some("client_secret_post") {
-            client = client.set_auth_type(AuthType::RequestBody);
-        }
-        let http = SafeHttp(&self.inner.fetcher);
-        let token = client
-            .exchange_refresh_token(&RefreshToken::new(refresh.clone()))
-            .add_extra_param("resource", self.inner.resource.clone())
-            .request_async(&http)
-            .await
-            .map_err(token_error("refresh token"))?;
-        let tokens = Self::token_set(&token, Some(refresh))?;
-        self.save(Held {
-            issuer: held.issuer.clone(),
-            client_id: held.client_id.clone(),
-            tokens,
-        })
-        .await
-    }
-
-    /// The interactive flow (module docs), with the flow lock held.
-    async fn login_locked(&self, www_authenticate: Option<&str>) -> Result<Authorized, OAuthError> {
-        let inner = &self.inner;
-        let discovery = inner
-            .fetcher
-            .discover(&inner.resource, www_authenticate)
-            .await?;
-        let issuer = discovery.issuer.clone();
-        let meta = &discovery.as_metadata;
-        let findings = judge_code_flow_support(meta);
-        if !findings.is_empty() {
-            return Err(OAuthError::Unsupported {
-                issuer,
-                why: findings[0].message.clone(),
-                findings,
-            });
-        }
-        let auth_url = endpoint(meta, "authorization_endpoint", &issuer)?;
-        let token_url = endpoint(meta, "token_endpoint", &issuer)?;
-        let iss_required = meta
-            .get("authorization_response_iss_parameter_supported")
-            .and_then(Value::as_bool)
-            .unwrap_or(false);
-        let identity = register::client_for(
-            inner.options.client_id.as_deref(),
-            &issuer,
-            meta,
-            &inner.fetcher,
-            &inner.store,
-            &inner.vault,
-        )
-        .await?;
-        let segment = match &identity.redirect_segment {
-            Some(s) => s.clone(),
-            None => random_token(16)?,
-        };
-        let state = random_token(32)?;
-        let listener = callback::Listener::start(
-            &segment,
-            callback::Expected {
-                state: state.clone(),
-                issuer: issuer.clone(),
-                iss_required,
-            },
-        )
-        .await?;
-        let mut client = BasicClient::new(ClientId::new(identity.client_id.clone()))
-            .set_auth_uri(AuthUrl::new(auth_url).map_err(|e| unsupported(&issuer, &e))?)
-            .set_token_uri(TokenUrl::new(token_url).map_err(|e| unsupported(&issuer, &e))?)
-            .set_redirect_uri(
-                RedirectUrl::new(listener.redirect_uri().to_owned())
-                    .map_err(|e| unsupported(&issuer, &e))?,
-            );
-        if let Some(secret) = &identity.client_secret {
-            client = client.set_client_secret(ClientSecret::new(secret.clone()));
-        }
-        if identity.auth_method.as_deref() == Some("client_secret_post") {
-            client = client.set_auth_type(AuthType::RequestBody);
-        }
-        let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
-        let mut request = client
-            .authorize_url(|| CsrfToken::new(state.clone()))
-            .set_pkce_challenge(challenge)
-            .add_extra_param("resource", inner.resource.clone());
-        for scope in scopes(www_authenticate, &discovery.resource_metadata) {
-            request = request.add_scope(Scope::new(scope));
-        }
-        let (url, _) = request.url();
-        self.gate_authorization_url(url.as_str(), &issuer)?;
-        eprintln!(
-            "mcp-bastion: OAuth: authorize access to {} at {issuer} by opening this URL in a browser:\n{url}",
-            inner.resource
-        );
-        if inner.options.browser == Browser::Open
-            && let Err(e) = opener::open_browser(url.as_str())
-        {
-            eprintln!("mcp-bastion: OAuth: {}", OAuthError::Browser(e));
-        }
-        let code = listener.wait(inner.options.callback_timeout).await?;
-        let http = SafeHttp(&inner.fetcher);
-        let token = client
-            .exchange_code(AuthorizationCode::new(code))
-            .set_pkce_verifier(verifier)
-            .add_extra_param("resource", inner.resource.clone())
-            .request_async(&http)
-            .await
-            .map_err(token_error("authorization code"))?;
-        let tokens = Self::token_set(&token, None)?;
-        let authorized = Authorized {
-            issuer: issuer.clone(),
-            client_id: identity.client_id.clone(),
-            scope: tokens.scope.clone(),
-            expires_in_s: token.expires_in().map(|d| d.as_secs()),
-            refreshable: tokens.refresh_token.is_some(),
-        };
-        self.save(Held {
-            issuer,
-            client_id: identity.client_id,
-            tokens,
-        })
-        .await?;
-        Ok(authorized)
-    }
-
-    /// The authorization URL must pass [`authorization_url_allowed`] under this
-    /// client's URL policy.
-    fn gate_authorization_url(&self, url: &str, issuer: &str) -> Result<(), OAuthError> {
-        authorization_url_allowed(url, self.inner.fetcher.policy()).map_err(|findings| {
-            OAuthError::Unsupported {
-                issuer: issuer.to_owned(),
-                why: "its authorization URL is refused by the URL gate (https only; http only to loopback with --allow-http-loopback)".into(),
-                findings,
-            }
-        })
-    }
-}
-
-/// Whether an authorization URL may be opened in the user's browser: the core URL gate
-/// (purpose navigate, `policy` otherwise as given) must not block it, and its scheme must
-/// be `https`, or `http` to a loopback IP when `policy.allow_loopback_http` (the
-/// development flag). Anything else (`javascript:`, `file:`, `data:`, custom schemes,
-/// plain `http` to another host) is refused.
-///
-/// # Errors
-/// The gate's findings (possibly empty when only the scheme rule refused).
-pub fn authorization_url_allowed(
-    url: &str,
-    policy: &bastion_core::url_gate::UrlPolicy,
-) -> Result<(), Vec<bastion_core::finding::Finding>> {
-    let policy = policy.clone().with_purpose(UrlPurpose::Navigate);
-    let a = assess(url, &policy, "/authorization_url");
-    let parsed = a
-        .normalized
-        .as_deref()
-        .and_then(|n| url::Url::parse(n).ok());
-    let scheme_ok = parsed.as_ref().is_some_and(|u| match u.scheme() {
-        "https" => true,
-        "http" => {
-            policy.allow_loopback_http
-                && matches!(
-                    a.address_class,
-                    Some(bastion_core::url_gate::AddressClass::Loopback)
-                )
-        }
-        _ => false,
-    });
-    if a.verdict == Verdict::Block || !scheme_ok {
-        return Err(a.findings);
-    }
-    Ok(())
-}
-
-fn unsupported(issuer: &str, e: &dyn std::fmt::Display) -> OAuthError {
-    OAuthError::Unsupported {
-        issuer: issuer.to_owned(),
-        why: format!("an endpoint URL does not parse: {e}"),
-        findings: Vec::new(),
-    }
-}
-
-/// Metadata endpoint `key`, which must be present.
-fn endpoint(
-    meta: &serde_json::Map<String, Value>,
-    key: &str,
-    issuer: &str,
-) -> Result<String, OAuthError> {
-    meta.get(key)
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .ok_or_else(|| OAuthError::Unsupported {
-            issuer: issuer.to_owned(),
-            why: format!("its metadata has no `{key}`"),
-            findings: Vec::new(),
-        })
-}
-
-/// The scopes to request (MCP authorization 2025-11-25 "Scope Selection Strategy"): the
-/// challenge's `scope`, else the protected-resource metadata's `scopes_supported`, else
-/// none.
-fn scopes(
-    www_authenticate: Option<&str>,
-    resource_metadata: &serde_json::Map<String, Value>,
-) -> Vec<String> {
-    if let Some(scope) = www_authenticate.and_then(|w| bearer_param(w, "scope")) {
-        return scope.split_whitespace().map(str::to_owned).collect();
-    }
-    resource_metadata
-        .get("scopes_supported")
-        .and_then(Value::as_array)
-        .map(|a| {
-            a.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn challenge_parameters_and_scope_selection() {
-        let w = r#"Basic realm="x", Bearer resource_metadata="https://m.example/.well-known/oauth-protected-resource", scope="files:read files:write""#;
-        assert!(is_bearer_challenge(w));
-        assert!(!is_bearer_challenge(r#"Basic realm="x""#));
-        assert_eq!(
-            bearer_param(w, "scope").as_deref(),
-            Some("files:read files:write")
-        );
-        let prm = json!({"scopes_supported": ["a", "b"]});
-        let prm = prm.as_object().unwrap();
-        assert_eq!(scopes(Some(w), prm), ["files:read", "files:write"]);
-        assert_eq!(scopes(Some("Bearer realm=\"x\""), prm), ["a", "b"]);
-        assert!(scopes(None, &serde_json::Map::new()).is_empty());
-    }
-
-    #[test]
-    fn only_https_authorization_urls_are_opened() {
-        use bastion_core::url_gate::UrlPolicy;
-        let safe = UrlPolicy::default();
-        let dev = UrlPolicy::default().with_loopback_http(true);
-        let ok = "https://as.example.com/authorize?response_type=code&client_id=c&state=s&code_challenge=x&code_challenge_method=S256";
-        assert!(authorization_url_allowed(ok, &safe).is_ok());
-        for bad in [
-            "javascript:alert(1)",
-            "file:///etc/passwd",
-            "data:text/html,<script>x</script>",
-            "vscode://x/authorize",
-            "http://as.example.com/authorize",
-            "http://127.0.0.1:8080/authorize",
-            "https://user:pw@as.example.com/authorize",
-        ] {
-            assert!(authorization_url_allowed(bad, &safe).is_err(), "{bad}");
-        }
-        assert!(authorization_url_allowed("http://127.0.0.1:8080/authorize", &dev).is_ok());
-        assert!(authorization_url_allowed("http://as.example.com/authorize", &dev).is_err());
-    }
 
     #[test]
     fn resources_are_canonical() {
