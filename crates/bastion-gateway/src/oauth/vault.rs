@@ -20,6 +20,7 @@ use chacha20poly1305::{XChaCha20Poly1305, XNonce};
 use std::io::{Read, Write};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use zeroize::Zeroize as _;
 
 /// Key length, bytes.
 const KEY_BYTES: usize = 32;
@@ -79,7 +80,8 @@ pub enum VaultError {
     Unsealable,
 }
 
-/// The sealing key (see the module docs). Its `Debug` shows no key material.
+/// The sealing key (see the module docs). Its `Debug` shows no key material; the key is
+/// wiped from memory when the vault is dropped (`zeroize`).
 pub struct Vault {
     cipher: XChaCha20Poly1305,
     path: PathBuf,
@@ -127,9 +129,11 @@ impl Vault {
             Ok(mut file) => {
                 let mut key = [0u8; KEY_BYTES];
                 getrandom::fill(&mut key).map_err(|e| VaultError::Random(e.to_string()))?;
-                file.write_all(&key).map_err(io)?;
-                file.sync_all().map_err(io)?;
-                return Ok(Self::from_key(&key, path));
+                let written = file.write_all(&key).and_then(|()| file.sync_all());
+                let vault = Self::from_key(&key, path);
+                key.zeroize();
+                written.map_err(io)?;
+                return Ok(vault);
             }
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
             Err(e) => return Err(io(e)),
@@ -175,8 +179,11 @@ impl Vault {
             });
         }
         let mut key = [0u8; KEY_BYTES];
-        file.read_exact(&mut key).map_err(io)?;
-        Ok(Self::from_key(&key, path))
+        let read = file.read_exact(&mut key);
+        let vault = Self::from_key(&key, path);
+        key.zeroize();
+        read.map_err(io)?;
+        Ok(vault)
     }
 
     fn from_key(key: &[u8; KEY_BYTES], path: &Path) -> Self {
