@@ -9,9 +9,9 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 /// `mcp-server-everything streamableHttp` on a free loopback port; killed on drop.
-struct HttpEverything {
+pub(super) struct HttpEverything {
     child: std::process::Child,
-    url: String,
+    pub(super) url: String,
 }
 
 impl Drop for HttpEverything {
@@ -21,7 +21,7 @@ impl Drop for HttpEverything {
     }
 }
 
-fn http_everything() -> HttpEverything {
+pub(super) fn http_everything() -> HttpEverything {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
