@@ -211,6 +211,14 @@ fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
 /// The server name when `--name` is absent: the command's file name, or for a package
 /// launcher (`npx`, `uvx`, `node`, `python`, ...) the package or script it starts, without
 /// scope and version (`npx -y @scope/server-x@1.2` → `server-x`).
+/// The default server name of a remote server: its URL's host.
+fn remote_name(url: &str) -> String {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_owned))
+        .unwrap_or_else(|| "remote".into())
+}
+
 fn default_name(command: &[String]) -> String {
     const LAUNCHERS: &[&str] = &[
         "npx", "pnpx", "bunx", "uvx", "pipx", "node", "deno", "bun", "python", "python3", "uv",
@@ -408,12 +416,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
         } => match wrap_remote::remote_server(&remote) {
             Ok(None) => run_wrap(&cfg, &store_url, name, &contract, command, false),
             Ok(Some(server)) => {
-                let name = name.unwrap_or_else(|| {
-                    url::Url::parse(&server.url)
-                        .ok()
-                        .and_then(|u| u.host_str().map(str::to_owned))
-                        .unwrap_or_else(|| "remote".into())
-                });
+                let name = name.unwrap_or_else(|| remote_name(&server.url));
                 run_wrap_remote(&cfg, &store_url, name, &contract, server)
             }
             Err(e) => Err(input(e)),

@@ -43,17 +43,22 @@ pub(crate) struct ServeArgs {
     /// End a session unused for this long with no open stream (`30m`, `90s`).
     #[arg(long, default_value = "30m")]
     idle_timeout: humantime::Duration,
-    /// The server command and its arguments, after `--`.
-    #[arg(last = true, required = true, num_args = 1..)]
+    /// `--upstream URL`: a remote server over Streamable HTTP instead of a command;
+    /// each legacy-era host session gets its own upstream session.
+    #[command(flatten)]
+    remote: crate::wrap_remote::RemoteFlags,
+    /// The server command and its arguments, after `--` (not with `--upstream`).
+    #[arg(last = true, required_unless_present = "url", num_args = 1..)]
     command: Vec<String>,
 }
 
 /// Runs `serve` until SIGTERM or SIGINT; exit code 0 after a clean shutdown.
 pub(crate) fn run(cfg: &config::Config, store_url: &str, args: &ServeArgs) -> Result<i32, Failure> {
-    let name = args
-        .name
-        .clone()
-        .unwrap_or_else(|| crate::default_name(&args.command));
+    let remote = crate::wrap_remote::remote_server(&args.remote).map_err(input)?;
+    let name = args.name.clone().unwrap_or_else(|| match &remote {
+        Some(server) => crate::remote_name(&server.url),
+        None => crate::default_name(&args.command),
+    });
     let token_path = args
         .token_file
         .clone()
@@ -66,6 +71,7 @@ pub(crate) fn run(cfg: &config::Config, store_url: &str, args: &ServeArgs) -> Re
             ))
         })?;
     let mut wcfg = relay_config(cfg, &name, args.command.clone());
+    wcfg.remote = remote;
     child::adopt_orphans();
     let rt = crate::runtime()?;
     let code = rt.block_on(async {

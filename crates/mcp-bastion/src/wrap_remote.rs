@@ -8,8 +8,9 @@ use anyhow::{Context, Result};
 #[derive(Debug, clap::Args)]
 pub(crate) struct RemoteFlags {
     /// The remote server's MCP endpoint (`https://host/mcp`); every connection goes
-    /// through the URL gate and a resolver that refuses private addresses.
-    #[arg(long, conflicts_with = "command")]
+    /// through the URL gate and a resolver that refuses private addresses. `serve`
+    /// spells it `--upstream`.
+    #[arg(long, visible_alias = "upstream", conflicts_with = "command")]
     url: Option<String>,
     /// A header sent with every request (`Name: value`). Repeatable. Not for secrets
     /// (the command line is visible to other users): see `--bearer-env`.

@@ -41,13 +41,28 @@ impl Served {
 
     /// [`Served::start`] on the store at `store_url`.
     fn start_at(dir: &Path, store_url: &str, name: &str, server: &[String]) -> Self {
+        let tail: Vec<String> = std::iter::once("--".to_owned())
+            .chain(server.iter().cloned())
+            .collect();
+        Self::start_with(dir, store_url, name, &tail, &[])
+    }
+
+    /// `serve --name NAME … TAIL` (`TAIL`: `-- CMD…` or `--upstream URL …`) with extra
+    /// environment variables.
+    pub(super) fn start_with(
+        dir: &Path,
+        store_url: &str,
+        name: &str,
+        tail: &[String],
+        env: &[(&str, &str)],
+    ) -> Self {
         let token_file = dir.join("serve-token");
         let mut child = Command::new(bin())
             .args(["serve", "--listen", "127.0.0.1:0", "--name", name])
             .arg("--token-file")
             .arg(&token_file)
-            .arg("--")
-            .args(server)
+            .args(tail)
+            .envs(env.iter().copied())
             .env("MCP_BASTION_STORE", store_url)
             .env("XDG_CONFIG_HOME", dir)
             .stdin(Stdio::null())
