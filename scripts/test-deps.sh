@@ -2,23 +2,27 @@
 # Installs the real MCP peers the end-to-end tests use into .ci/deps (git-ignored):
 #   - @modelcontextprotocol/server-everything (npm), the reference MCP server
 #   - mcp (PyPI), the official Python SDK: client for the comparisons, and a server
+#   - @modelcontextprotocol/conformance (npm), the official conformance suite, at the newest
+#     version that runs on Node.js 20 (0.1.14 and later import `fs.globSync`, Node.js 22+)
 # Idempotent: does nothing when the pinned versions are already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DEPS="${BASTION_TEST_DEPS:-$PWD/.ci/deps}"
 EVERYTHING_VERSION=2026.8.31
 MCP_VERSION=2.3.0
+CONFORMANCE_VERSION=0.1.13
 mkdir -p "$DEPS"
 
-stamp="$DEPS/.stamp-$EVERYTHING_VERSION-$MCP_VERSION"
+stamp="$DEPS/.stamp-$EVERYTHING_VERSION-$MCP_VERSION-$CONFORMANCE_VERSION"
 if [ -f "$stamp" ]; then
   exit 0
 fi
 
-echo "installing @modelcontextprotocol/server-everything@$EVERYTHING_VERSION into $DEPS/node" >&2
+echo "installing @modelcontextprotocol/server-everything@$EVERYTHING_VERSION and conformance@$CONFORMANCE_VERSION into $DEPS/node" >&2
 mkdir -p "$DEPS/node"
 npm install --prefix "$DEPS/node" --no-audit --no-fund --loglevel=error \
-  "@modelcontextprotocol/server-everything@$EVERYTHING_VERSION" >&2
+  "@modelcontextprotocol/server-everything@$EVERYTHING_VERSION" \
+  "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" >&2
 
 echo "installing mcp==$MCP_VERSION into $DEPS/venv" >&2
 python3 -m venv "$DEPS/venv"

@@ -23,6 +23,9 @@ pub(crate) struct HostRequest {
     pub(crate) frame: Option<std::sync::Arc<[u8]>>,
     /// The digest of the -32042 requirement this request is the one retry of.
     pub(crate) requirement: Option<String>,
+    /// Bastion's own request (a `tools/list` of its own, see `relay::own_list`): its
+    /// answer, error or timeout goes to the waiting task, never to the host.
+    pub(crate) own: bool,
 }
 
 /// What a host request carries besides its method and id (see [`HostRequest`]).
@@ -31,6 +34,7 @@ pub(crate) struct RequestExtra {
     pub(crate) continuation: bool,
     pub(crate) frame: Option<std::sync::Arc<[u8]>>,
     pub(crate) requirement: Option<String>,
+    pub(crate) own: bool,
 }
 
 /// Both directions' pending maps and the deadline index.
@@ -79,6 +83,7 @@ impl Pending {
                 continuation: extra.continuation,
                 frame: extra.frame,
                 requirement: extra.requirement,
+                own: extra.own,
             },
         );
         self.next_deadline()

@@ -218,6 +218,14 @@ fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
 /// The server name when `--name` is absent: the command's file name, or for a package
 /// launcher (`npx`, `uvx`, `node`, `python`, ...) the package or script it starts, without
 /// scope and version (`npx -y @scope/server-x@1.2` → `server-x`).
+/// The default server name of a remote server: its URL's host.
+fn remote_name(url: &str) -> String {
+    url::Url::parse(url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_owned))
+        .unwrap_or_else(|| "remote".into())
+}
+
 fn default_name(command: &[String]) -> String {
     const LAUNCHERS: &[&str] = &[
         "npx", "pnpx", "bunx", "uvx", "pipx", "node", "deno", "bun", "python", "python3", "uv",
@@ -415,17 +423,12 @@ fn run(cli: Cli) -> Result<i32, Failure> {
         } => match wrap_remote::remote_server(&remote, cli.config.as_deref()) {
             Ok(None) => run_wrap(&cfg, &store_url, name, &contract, command, false),
             Ok(Some(server)) => {
-                let name = name.unwrap_or_else(|| {
-                    url::Url::parse(&server.server.url)
-                        .ok()
-                        .and_then(|u| u.host_str().map(str::to_owned))
-                        .unwrap_or_else(|| "remote".into())
-                });
+                let name = name.unwrap_or_else(|| remote_name(&server.server.url));
                 run_wrap_remote(&cfg, &store_url, name, &contract, server)
             }
             Err(e) => Err(input(e)),
         },
-        Command::Serve(args) => serve_cmd::run(&cfg, &store_url, &args),
+        Command::Serve(args) => serve_cmd::run(&cfg, &store_url, cli.config.as_deref(), &args),
         Command::Auth { command } => {
             auth_cmd::run(&store_url, cli.config.as_deref(), &command, cli.json)
         }
@@ -488,17 +491,7 @@ fn run_wrap_with(
         .map_err(internal)?;
     let code = rt.block_on(async {
         let store = Store::open(store_url).await.map_err(internal)?;
-        if let (Some(options), Some(remote)) = (oauth, wcfg.remote.as_mut()) {
-            remote.oauth = Some(
-                bastion_gateway::oauth::OAuthClient::new(
-                    remote.fetcher.clone(),
-                    &remote.url,
-                    store.clone(),
-                    options,
-                )
-                .map_err(input)?,
-            );
-        }
+        wrap_remote::attach_oauth(wcfg.remote.as_mut(), oauth, &store).map_err(input)?;
         if let Some(v) = contract {
             if publish {
                 let active = store

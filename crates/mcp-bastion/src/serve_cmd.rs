@@ -43,17 +43,27 @@ pub(crate) struct ServeArgs {
     /// End a session unused for this long with no open stream (`30m`, `90s`).
     #[arg(long, default_value = "30m")]
     idle_timeout: humantime::Duration,
-    /// The server command and its arguments, after `--`.
-    #[arg(last = true, required = true, num_args = 1..)]
+    /// `--upstream URL`: a remote server over Streamable HTTP instead of a command;
+    /// each legacy-era host session gets its own upstream session.
+    #[command(flatten)]
+    remote: crate::wrap_remote::RemoteFlags,
+    /// The server command and its arguments, after `--` (not with `--upstream`).
+    #[arg(last = true, required_unless_present = "url", num_args = 1..)]
     command: Vec<String>,
 }
 
 /// Runs `serve` until SIGTERM or SIGINT; exit code 0 after a clean shutdown.
-pub(crate) fn run(cfg: &config::Config, store_url: &str, args: &ServeArgs) -> Result<i32, Failure> {
-    let name = args
-        .name
-        .clone()
-        .unwrap_or_else(|| crate::default_name(&args.command));
+pub(crate) fn run(
+    cfg: &config::Config,
+    store_url: &str,
+    config_path: Option<&std::path::Path>,
+    args: &ServeArgs,
+) -> Result<i32, Failure> {
+    let remote = crate::wrap_remote::remote_server(&args.remote, config_path).map_err(input)?;
+    let name = args.name.clone().unwrap_or_else(|| match &remote {
+        Some(server) => crate::remote_name(&server.server.url),
+        None => crate::default_name(&args.command),
+    });
     let token_path = args
         .token_file
         .clone()
@@ -66,6 +76,8 @@ pub(crate) fn run(cfg: &config::Config, store_url: &str, args: &ServeArgs) -> Re
             ))
         })?;
     let mut wcfg = relay_config(cfg, &name, args.command.clone());
+    let oauth = remote.as_ref().and_then(|r| r.oauth.clone());
+    wcfg.remote = remote.map(|r| r.server);
     child::adopt_orphans();
     let rt = crate::runtime()?;
     let code = rt.block_on(async {
@@ -86,6 +98,9 @@ pub(crate) fn run(cfg: &config::Config, store_url: &str, args: &ServeArgs) -> Re
             policy = policy.allow_origin(o).map_err(input)?;
         }
         let store = Store::open(store_url).await.map_err(internal)?;
+        // `--oauth`: one OAuth client shared by every host session (one authorization,
+        // one token; never sent to a host).
+        crate::wrap_remote::attach_oauth(wcfg.remote.as_mut(), oauth, &store).map_err(input)?;
         let (sink, writer) = AuditSink::start(store.clone(), &name);
         let sink = if cfg.audit.fail_closed {
             sink

@@ -69,8 +69,9 @@ pub(crate) struct Remote {
 #[derive(Debug, clap::Args)]
 pub(crate) struct RemoteFlags {
     /// The remote server's MCP endpoint (`https://host/mcp`); every connection goes
-    /// through the URL gate and a resolver that refuses private addresses.
-    #[arg(long, conflicts_with = "command")]
+    /// through the URL gate and a resolver that refuses private addresses. `serve`
+    /// spells it `--upstream`.
+    #[arg(long, visible_alias = "upstream", conflicts_with = "command")]
     url: Option<String>,
     /// A header sent with every request (`Name: value`). Repeatable. Not for secrets
     /// (the command line is visible to other users): see `--bearer-env`.
@@ -90,6 +91,27 @@ pub(crate) struct RemoteFlags {
     /// machine); anything else must be `https://` to a public address.
     #[arg(long, requires = "url")]
     allow_http_loopback: bool,
+}
+
+/// `--oauth`: gives `remote` its OAuth client over `store` (the key file is opened, or
+/// created, here).
+///
+/// # Errors
+/// The key file is unsafe or unreadable.
+pub(crate) fn attach_oauth(
+    remote: Option<&mut bastion_gateway::RemoteServer>,
+    options: Option<bastion_gateway::oauth::OAuthOptions>,
+    store: &bastion_store::Store,
+) -> Result<(), bastion_gateway::oauth::OAuthError> {
+    if let (Some(options), Some(remote)) = (options, remote) {
+        remote.oauth = Some(bastion_gateway::oauth::OAuthClient::new(
+            remote.fetcher.clone(),
+            &remote.url,
+            store.clone(),
+            options,
+        )?);
+    }
+    Ok(())
 }
 
 /// The remote server of `wrap --url`, if given: its URL, headers and the SSRF-safe

@@ -1052,3 +1052,6 @@ mod shared_store;
 
 #[path = "../../bastion-store/tests/support/testdb.rs"]
 mod testdb;
+
+#[path = "cli/conformance.rs"]
+mod conformance;

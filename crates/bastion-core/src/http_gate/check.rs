@@ -302,6 +302,13 @@ mod tests {
         assert_eq!(out["action"], "allow");
         assert_eq!(out["policy"]["listen"], "127.0.0.1:8931");
         assert_eq!(out["policy"]["token_required"], false);
-        assert_eq!(out["policy"]["allowed_origins"], json!([]));
+        assert_eq!(
+            out["policy"]["allowed_origins"],
+            json!([
+                "http://127.0.0.1:8931",
+                "http://localhost:8931",
+                "http://[::1]:8931"
+            ])
+        );
     }
 }

@@ -62,7 +62,7 @@ impl std::fmt::Debug for Auth {
 /// | setting | default |
 /// |---|---|
 /// | allowed `Host` values | `127.0.0.1:P`, `localhost:P`, `[::1]:P` for the bound port `P`, plus the bound address itself when it is neither loopback nor unspecified |
-/// | allowed `Origin`s | none: a request with an `Origin` header is refused (403) unless its origin is added with [`ListenerPolicy::allow_origin`]; a request without `Origin` (non-browser host) passes |
+/// | allowed `Origin`s | only the listener's own loopback origins `http://127.0.0.1:P`, `http://localhost:P`, `http://[::1]:P` (no page can come from them but one this listener served, and it serves none); any other `Origin` is refused (403) unless added with [`ListenerPolicy::allow_origin`]; a request without `Origin` (non-browser host) passes |
 /// | bearer token | required when built with [`ListenerPolicy::new`]; [`ListenerPolicy::without_auth`] is the explicit escape hatch |
 /// | body cap | `[limits] max_host_frame_bytes` (1 MiB) |
 /// | endpoint | `/mcp` |
@@ -95,6 +95,14 @@ impl ListenerPolicy {
             HostPort::domain("localhost", port),
             HostPort::ip(IpAddr::V6(Ipv6Addr::LOCALHOST), port),
         ];
+        // The listener's own loopback origins (RFC 6454 §4: scheme, host, port): a
+        // page at one of them would have to be served by whatever holds this port, and
+        // the listener serves no pages. A rebound name (`http://evil.example:P`) or another
+        // local port is a different origin and stays refused.
+        let origins = hosts
+            .iter()
+            .filter_map(|h| parse_origin(&format!("http://{h}")))
+            .collect();
         let ip = bind.ip();
         if !ip.is_loopback() && !ip.is_unspecified() {
             hosts.push(HostPort::ip(ip, port));
@@ -102,7 +110,7 @@ impl ListenerPolicy {
         Self {
             bind,
             hosts,
-            origins: Vec::new(),
+            origins,
             auth: Auth::Bearer(token_sha256),
             max_body_bytes: u64::try_from(limits.max_host_frame_bytes).unwrap_or(u64::MAX),
             max_depth: limits.max_depth,
@@ -235,7 +243,14 @@ mod tests {
             p.allowed_hosts(),
             ["127.0.0.1:8931", "localhost:8931", "[::1]:8931"]
         );
-        assert!(p.allowed_origins().is_empty());
+        assert_eq!(
+            p.allowed_origins(),
+            [
+                "http://127.0.0.1:8931",
+                "http://localhost:8931",
+                "http://[::1]:8931"
+            ]
+        );
         assert!(p.requires_token());
         assert_eq!(p.max_body_bytes(), 1024 * 1024);
         assert_eq!(p.endpoint(), "/mcp");
@@ -254,7 +269,7 @@ mod tests {
             .unwrap()
             .allow_host("mcp.example.com")
             .unwrap();
-        assert_eq!(p.allowed_origins(), ["https://app.example"]);
+        assert_eq!(p.allowed_origins().last().unwrap(), "https://app.example");
         assert!(p.allowed_hosts().contains(&"mcp.example.com:80".to_owned()));
         for bad in ["null", "https://a.example/path", "file:///x", "a.example"] {
             assert_eq!(

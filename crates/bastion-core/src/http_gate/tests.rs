@@ -111,11 +111,33 @@ fn foreign_hosts_are_refused() {
 
 #[test]
 fn origins_are_refused_unless_allowed() {
-    for origin in ["https://evil.example", "null", "http://127.0.0.1:8931"] {
+    // A rebound name on the listener's port, another local port, another scheme, opaque.
+    for origin in [
+        "https://evil.example",
+        "http://evil.example:8931",
+        "null",
+        "http://127.0.0.1:8932",
+        "https://127.0.0.1:8931",
+        "http://localhost",
+        "http://127.0.0.2:8931",
+    ] {
         let h = headers(&[("Origin", Some(origin))]);
         assert_eq!(
             status(&run("POST", "/mcp", &h, BodySeen::NotRead)),
             Some((403, "http_origin_not_allowed")),
+            "{origin}"
+        );
+    }
+    // The listener's own loopback origins pass (any case of the name).
+    for origin in [
+        "http://127.0.0.1:8931",
+        "http://LOCALHOST:8931",
+        "http://[::1]:8931",
+    ] {
+        let h = headers(&[("Origin", Some(origin))]);
+        assert_eq!(
+            status(&run("POST", "/mcp", &h, BodySeen::NotRead)),
+            None,
             "{origin}"
         );
     }

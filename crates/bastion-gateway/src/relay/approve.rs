@@ -120,6 +120,24 @@ impl Relay {
                 return;
             }
         };
+        // Withheld since the call arrived (Bastion's own listing found it bad, or it now
+        // waits for review): refused like a call of a withheld tool.
+        let withheld = self.state().withheld_reason("tools/call", &call.name);
+        if let Some(why) = withheld {
+            self.release(&held.id);
+            let ev = Ev::new("gateway", "request", Verdict::Block, held.frame.len())
+                .method("tools/call")
+                .target(audit_target("tools/call", held.shown.as_deref()).as_deref())
+                .id(&held.raw_id)
+                .reason(why);
+            self.audit.record(ev.0).await;
+            let message = format!(
+                "mcp-bastion withheld tool {:?} of server {:?} ({why}); run `mcp-bastion audit --server {}` to see why",
+                call.name, self.name, self.name
+            );
+            self.refuse_held(&held, &message, why).await;
+            return;
+        }
         let (tool, facts, history) = {
             let st = self.state();
             (

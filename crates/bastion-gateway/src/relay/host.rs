@@ -321,6 +321,27 @@ impl Relay {
                 raw_id,
                 shown,
             };
+            // A tool the host never listed in this session: Bastion lists the server's
+            // tools itself first (on a task of its own, so the host's other traffic goes
+            // on), then decides against what that listing kept.
+            let unlisted = held
+                .params
+                .get("name")
+                .and_then(Value::as_str)
+                .and_then(|name| self.needs_own_listing(name));
+            if let Some(seen) = unlisted {
+                let relay = self.clone();
+                let setup = setup.clone();
+                tokio::spawn(async move {
+                    let meta = held.params.get("_meta").cloned();
+                    let complete = relay.list_tools_on_own_behalf(seen, meta.as_ref()).await;
+                    if complete && relay.refuse_unlisted(&held).await {
+                        return;
+                    }
+                    relay.confirm_call(&setup, held).await;
+                });
+                return;
+            }
             self.confirm_call(setup, held).await;
             return;
         }
@@ -328,6 +349,7 @@ impl Relay {
             continuation: params.and_then(|p| p.get("cursor")).is_some(),
             requirement,
             frame: None,
+            own: false,
         };
         self.forward_request(frame, id, raw_id, method, shown, extra)
             .await;
@@ -352,6 +374,7 @@ impl Relay {
                 .id(&raw_id)
         };
         let mut extra = extra;
+        let own = extra.own;
         // Requests whose answer may be a -32042 error or a 2026-07-28 `input_required`
         // result keep their frame: its digest and its per-request capabilities are needed then.
         if matches!(
@@ -393,7 +416,10 @@ impl Relay {
                 ),
             ),
         };
-        if self.state().pending.take_host(&id).is_some() {
+        let taken = self.state().pending.take_host(&id);
+        if let Some(req) = taken.as_ref().filter(|_| own) {
+            self.own_page_failed(req, reason, bytes).await;
+        } else if taken.is_some() {
             self.audit.record(ev(Verdict::Block).reason(reason).0).await;
             self.answer_host(
                 Some(&raw_id),

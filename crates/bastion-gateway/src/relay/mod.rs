@@ -14,6 +14,7 @@ mod elicit;
 mod elicit_required;
 mod host;
 mod http_headers;
+mod own_list;
 mod publish;
 mod server;
 mod timers;
@@ -82,6 +83,10 @@ struct State {
     host_elicitation: bool,
     /// Bastion's own requests to the host awaiting an answer, by id.
     own_requests: HashMap<String, tokio::sync::oneshot::Sender<Value>>,
+    /// Bastion's own `tools/list` pages awaiting the server's answer, by id: the
+    /// waiter gets the page's `nextCursor` (`None` on the last page); a dropped sender
+    /// means the listing failed (error, timeout, server gone).
+    own_lists: HashMap<String, tokio::sync::oneshot::Sender<Option<String>>>,
     /// Host `tools/call` ids held while a human is asked.
     held: HashSet<bastion_core::envelope::Id>,
     /// Digests of calls a human approved, with their expiry (unix ms): later rounds of
@@ -189,6 +194,9 @@ pub(crate) struct Relay {
     own_seq: std::sync::atomic::AtomicU64,
     /// Per-process unpredictable part of those ids.
     own_nonce: u64,
+    /// Bastion's own listings: one at a time, and the number completed (see
+    /// `own_list`).
+    own_listing: own_list::OwnListing,
     /// HMAC key of the `requestState` tokens of stateless-era approvals (random per
     /// gateway process: a token outlives neither the process nor its TTL).
     state_key: bastion_core::confirm::StateKey,
@@ -357,6 +365,7 @@ impl Relay {
             confirm,
             own_seq: std::sync::atomic::AtomicU64::new(0),
             own_nonce,
+            own_listing: own_list::OwnListing::default(),
             state_key: random_state_key(),
             elicit,
             session: format!("{own_nonce:016x}-{}", crate::now_ms()),

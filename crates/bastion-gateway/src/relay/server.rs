@@ -100,7 +100,9 @@ impl Relay {
             self.name,
             code.as_str()
         );
-        if let Some(req) = req {
+        if let Some(req) = req.as_ref().filter(|r| r.own) {
+            self.own_page_failed(req, code.as_str(), bytes).await;
+        } else if let Some(req) = req {
             let message = format!(
                 "The server's answer to {} was refused by mcp-bastion ({detail})",
                 req.method
@@ -147,6 +149,11 @@ impl Relay {
         };
         let result = map.remove("result").unwrap_or(Value::Null);
         if let Err(e) = methods::check_result(&req.method, &result) {
+            if req.own {
+                self.own_page_failed(&req, "upstream_message_rejected", bytes)
+                    .await;
+                return;
+            }
             let e2 = ev(Verdict::Block)
                 .reason("upstream_message_rejected")
                 .code(Code::MalformedMessage);
@@ -209,6 +216,11 @@ impl Relay {
             mut findings,
             mut removed,
         } = self.inspect(&req, &result).await;
+        if req.own {
+            self.own_page_answered(&req, &result, verdict, &findings, bytes)
+                .await;
+            return;
+        }
         if verdict == Verdict::Block {
             self.audit
                 .record(
@@ -552,6 +564,12 @@ impl Relay {
     async fn server_error(&self, frame: Vec<u8>, mut map: Map<String, Value>, id: Option<&Id>) {
         let raw_id = map.get("id").cloned().unwrap_or(Value::Null);
         let req = id.and_then(|i| self.state().pending.take_host(i));
+        if let Some(r) = &req
+            && r.own
+        {
+            self.own_page_failed(r, "upstream_error", frame.len()).await;
+            return;
+        }
         if id.is_some() && req.is_none() {
             let ev = Ev::new(S2H, "error", Verdict::Block, frame.len()).id(&raw_id);
             self.audit

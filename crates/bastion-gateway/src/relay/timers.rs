@@ -99,6 +99,10 @@ impl Relay {
         reason: &str,
         extra: Value,
     ) {
+        if req.own {
+            self.own_page_failed(req, reason, 0).await;
+            return;
+        }
         let ev = Ev::new("gateway", "request", Verdict::Block, 0)
             .method(&req.method)
             .target(req.target.as_deref())

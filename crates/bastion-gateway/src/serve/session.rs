@@ -120,6 +120,10 @@ pub(super) struct Session {
     shared: bool,
     name: String,
     input: tokio::sync::Mutex<Option<WriteHalf<DuplexStream>>>,
+    /// Set by [`Session::close`]: a write blocked on a relay that stopped reading (its
+    /// server stopped reading) gives up, so closing never waits behind it.
+    closing: std::sync::atomic::AtomicBool,
+    closed: tokio::sync::Notify,
     routes: Mutex<Routes>,
     last_seen: Mutex<Instant>,
 }
@@ -154,6 +158,8 @@ impl Session {
             shared,
             name: cfg.name.clone(),
             input: tokio::sync::Mutex::new(Some(to_relay)),
+            closing: std::sync::atomic::AtomicBool::new(false),
+            closed: tokio::sync::Notify::new(),
             routes: Mutex::new(Routes::default()),
             last_seen: Mutex::new(Instant::now()),
         });
@@ -210,7 +216,17 @@ impl Session {
     /// Hands one host notification or response to the relay.
     pub(super) async fn send(&self, frame: &[u8]) -> Result<(), SendError> {
         self.touch();
-        let mut input = self.input.lock().await;
+        // Registered before the flag is read, so a close in between is not missed.
+        let closed = self.closed.notified();
+        tokio::pin!(closed);
+        closed.as_mut().enable();
+        if self.closing.load(Ordering::Acquire) {
+            return Err(SendError::Ended);
+        }
+        let mut input = tokio::select! {
+            input = self.input.lock() => input,
+            () = &mut closed => return Err(SendError::Ended),
+        };
         let Some(pipe) = input.as_mut() else {
             return Err(SendError::Ended);
         };
@@ -218,9 +234,12 @@ impl Session {
             pipe.write_all(frame).await?;
             pipe.write_all(b"\n").await?;
             pipe.flush().await
+        };
+        tokio::select! {
+            written = written => written.map_err(|_| SendError::Ended),
+            // Closing: the frame may be cut off; the relay drops a partial last line.
+            () = &mut closed => Err(SendError::Ended),
         }
-        .await;
-        written.map_err(|_| SendError::Ended)
     }
 
     /// Opens the session's `GET` stream (replacing an earlier one, which ends), first
@@ -245,6 +264,8 @@ impl Session {
     /// Ends the session: the relay sees the host close its side (the server gets
     /// `notifications/cancelled` for pending requests, then EOF, then the stop sequence).
     pub(super) async fn close(&self) {
+        self.closing.store(true, Ordering::Release);
+        self.closed.notify_waiters();
         if let Some(mut pipe) = self.input.lock().await.take() {
             let _ = pipe.shutdown().await;
         }

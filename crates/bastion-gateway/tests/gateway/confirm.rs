@@ -665,32 +665,63 @@ async fn tools_that_shadow_another_wrapped_server_are_flagged_or_withheld() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn unlisted_tools_ask_even_under_an_allow_rule_and_cancelled_calls_never_run() {
+async fn unlisted_tools_are_listed_by_bastion_first_and_cancelled_calls_never_run() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open("sqlite::memory:").await.unwrap();
     let allow_all = json!({"servers": {"c": {"tools": {"*": {"action": "allow"}}}}});
-    let mut host = TestHost::start(
-        &store,
-        policy(&allow_all),
-        confirm_server(&dir.path().join("variant")),
-        true,
-    )
-    .await;
-    // No tools/list yet: nothing checked backs the tool, so the rule does not apply alone.
+    let variant = dir.path().join("variant");
+    std::fs::write(&variant, "hidden").unwrap();
+    let mut host =
+        TestHost::start(&store, policy(&allow_all), confirm_server(&variant), true).await;
+    // No tools/list from the host: Bastion lists the tools itself, the descriptor passes
+    // the pipeline and the rule lets the call run without asking.
+    let r = host
+        .call("read_file", json!({"path": "/etc/hosts"}), Answer::Decline)
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "read /etc/hosts", "{r}");
+    assert!(host.asked.is_empty(), "{:?}", host.asked);
+    // A tool the server answers but does not list is refused without reaching it.
+    let r = host.call("ghost", json!({}), Answer::Accept).await;
+    assert_eq!(reason(&r), "tool_not_listed", "{r}");
+    // A tool whose descriptor the own listing found hiding text is withheld.
+    let r = host.call("notes", json!({}), Answer::Accept).await;
+    assert_eq!(reason(&r), "blocked_descriptor", "{r}");
+    assert!(host.asked.is_empty(), "{:?}", host.asked);
+    let names: Vec<String> = host
+        .received()
+        .await
+        .iter()
+        .map(|c| c["name"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert_eq!(names, ["read_file"]);
+    // The host never saw Bastion's own listing: no answer to an id it did not send.
+    let stray = tokio::time::timeout(Duration::from_millis(300), host.recv()).await;
+    assert!(stray.is_err(), "unexpected frame: {stray:?}");
+    host.finish().await;
+    let events = store
+        .audit_events(&bastion_store::AuditQuery::default())
+        .await
+        .unwrap();
+    assert!(
+        events
+            .iter()
+            .any(|e| e.reason.as_deref() == Some("gateway_tools_list")),
+        "the own listing is audited"
+    );
+
+    // A server whose listing fails: nothing backs the tool, so the allow rule does not
+    // apply alone and the call is asked (here declined).
+    std::fs::write(&variant, "nolist").unwrap();
+    let store = Store::open("sqlite::memory:").await.unwrap();
+    let mut host =
+        TestHost::start(&store, policy(&allow_all), confirm_server(&variant), true).await;
     let r = host
         .call("read_file", json!({"path": "/etc/hosts"}), Answer::Decline)
         .await;
     assert_eq!(reason(&r), "approval_denied", "{r}");
     assert_eq!(host.asked.len(), 1);
-
-    // Once listed, the rule lets it run without asking.
-    host.request("tools/list", json!({}), Answer::Nothing).await;
-    let r = host
-        .call("read_file", json!({"path": "/etc/hosts"}), Answer::Decline)
-        .await;
-    assert_eq!(r["result"]["content"][0]["text"], "read /etc/hosts", "{r}");
-    assert_eq!(host.asked.len(), 1);
     host.finish().await;
+    std::fs::write(&variant, "1").unwrap();
 
     // A held call the host cancels is dropped, even if the form is then accepted.
 

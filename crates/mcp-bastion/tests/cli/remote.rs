@@ -9,9 +9,9 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 /// `mcp-server-everything streamableHttp` on a free loopback port; killed on drop.
-struct HttpEverything {
+pub(super) struct HttpEverything {
     child: std::process::Child,
-    url: String,
+    pub(super) url: String,
 }
 
 impl Drop for HttpEverything {
@@ -21,7 +21,7 @@ impl Drop for HttpEverything {
     }
 }
 
-fn http_everything() -> HttpEverything {
+pub(super) fn http_everything() -> HttpEverything {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -308,4 +308,109 @@ fn wrap_url(
                "clientInfo": {"name": "t", "version": "1"}}),
     );
     (gw, init)
+}
+
+/// `headers_http_server.py` on a free loopback port; killed on drop.
+fn headers_http_server() -> HttpEverything {
+    let script = workspace().join("crates/mcp-bastion/tests/e2e/headers_http_server.py");
+    let mut child = Command::new("python3")
+        .arg(script)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let line = lines.next().unwrap().unwrap();
+    let port = line.trim_start_matches("listening on ").trim().to_owned();
+    HttpEverything {
+        child,
+        url: format!("http://127.0.0.1:{port}/mcp"),
+    }
+}
+
+#[test]
+fn serve_upstream_relays_a_remote_server_and_keeps_tokens_apart() {
+    // server-everything over Streamable HTTP behind `serve --upstream`: what the Python
+    // SDK sees through the listener equals what it sees talking to the server directly.
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("bastion.db");
+    let store_url = format!("sqlite://{}", store.display());
+    allow_tools_of(dir.path(), "everything");
+    let remote = http_everything();
+    let upstream = |url: &str| -> Vec<String> {
+        ["--upstream", url, "--allow-http-loopback"]
+            .map(str::to_owned)
+            .to_vec()
+    };
+    let served = super::serve::Served::start_with(
+        dir.path(),
+        &store_url,
+        "everything",
+        &upstream(&remote.url),
+        &[],
+    );
+    let script = json!([
+        {"op": "list_tools"},
+        {"op": "call_tool", "name": "echo", "arguments": {"message": "hello upstream"}},
+        {"op": "get_prompt", "name": "simple-prompt", "arguments": {}}
+    ]);
+    let direct = session("legacy", &script, std::slice::from_ref(&remote.url), &store);
+    let through = super::session_with_env(
+        "legacy",
+        &script,
+        std::slice::from_ref(&served.url),
+        &store,
+        &[("MCP_TEST_BEARER", served.token.as_str())],
+    );
+    let (d, t) = (&direct["steps"], &through["steps"]);
+    assert_eq!(names(&d[0], "tools", "name"), names(&t[0], "tools", "name"));
+    assert_eq!(d[1], t[1], "tools/call echo differs");
+    assert_eq!(t[1]["content"][0]["text"], "Echo: hello upstream");
+    assert_eq!(d[2], t[2], "prompts/get differs");
+    drop(served);
+
+    // The hosts' token for the listener never reaches the upstream; the upstream's own
+    // credential (`--bearer-env`) is sent to it and to nothing else.
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("bastion.db");
+    let store_url = format!("sqlite://{}", store.display());
+    allow_tools_of(dir.path(), "headers");
+    let remote = headers_http_server();
+    let mut tail = upstream(&remote.url);
+    tail.extend(["--bearer-env".to_owned(), "UPSTREAM_TOKEN".to_owned()]);
+    let served = super::serve::Served::start_with(
+        dir.path(),
+        &store_url,
+        "headers",
+        &tail,
+        &[("UPSTREAM_TOKEN", "upstream-credential-7f3a")],
+    );
+    let out = super::session_with_env(
+        "legacy",
+        &json!([{"op": "list_tools"}, {"op": "call_tool", "name": "seen_headers", "arguments": {}}]),
+        std::slice::from_ref(&served.url),
+        &store,
+        &[("MCP_TEST_BEARER", served.token.as_str())],
+    );
+    let seen: serde_json::Value = serde_json::from_str(
+        out["steps"][1]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{out}")),
+    )
+    .unwrap();
+    assert_eq!(seen["authorization"], "Bearer upstream-credential-7f3a");
+    let raw = seen.to_string();
+    assert!(
+        !raw.contains(&served.token),
+        "the listener's token reached the upstream: {raw}"
+    );
+    assert!(
+        seen.get("mcp-session-id").is_some(),
+        "an upstream session of its own"
+    );
+    drop(served);
+    let events = json_lines(&["--json", "audit", "--limit", "1000"], &store);
+    let audit = serde_json::to_string(&events).unwrap();
+    assert!(!audit.contains("upstream-credential-7f3a"), "{audit}");
 }

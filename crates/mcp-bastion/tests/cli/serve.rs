@@ -41,13 +41,28 @@ impl Served {
 
     /// [`Served::start`] on the store at `store_url`.
     fn start_at(dir: &Path, store_url: &str, name: &str, server: &[String]) -> Self {
+        let tail: Vec<String> = std::iter::once("--".to_owned())
+            .chain(server.iter().cloned())
+            .collect();
+        Self::start_with(dir, store_url, name, &tail, &[])
+    }
+
+    /// `serve --name NAME … TAIL` (`TAIL`: `-- CMD…` or `--upstream URL …`) with extra
+    /// environment variables.
+    pub(super) fn start_with(
+        dir: &Path,
+        store_url: &str,
+        name: &str,
+        tail: &[String],
+        env: &[(&str, &str)],
+    ) -> Self {
         let token_file = dir.join("serve-token");
         let mut child = Command::new(bin())
             .args(["serve", "--listen", "127.0.0.1:0", "--name", name])
             .arg("--token-file")
             .arg(&token_file)
-            .arg("--")
-            .args(server)
+            .args(tail)
+            .envs(env.iter().copied())
             .env("MCP_BASTION_STORE", store_url)
             .env("XDG_CONFIG_HOME", dir)
             .stdin(Stdio::null())
@@ -481,6 +496,74 @@ fn slow_clients_time_out_and_cannot_hold_the_shutdown() {
         answer.is_empty() || answer.starts_with("HTTP/1.1 408"),
         "{answer}"
     );
+}
+
+#[test]
+fn delete_ends_a_session_whose_server_stopped_reading_at_once() {
+    // The server answers `initialize`, then never reads again: large requests back up
+    // from its stdin through the relay into the listener's write to the session. A
+    // DELETE must not wait behind that write.
+    let dir = tempfile::tempdir().unwrap();
+    let deaf = vec![
+        "python3".to_owned(),
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/e2e/deaf_server.py")
+            .display()
+            .to_string(),
+    ];
+    let served = Served::start(dir.path(), "deaf", &deaf);
+    let (status, text) = served.post(INIT, "");
+    assert_eq!(status, 200, "{text}");
+    let session = text
+        .lines()
+        .find_map(|l| l.strip_prefix("mcp-session-id: "))
+        .or_else(|| {
+            text.lines()
+                .find_map(|l| l.strip_prefix("Mcp-Session-Id: "))
+        })
+        .unwrap_or_else(|| panic!("no session id: {text}"))
+        .trim()
+        .to_owned();
+    // Eight ~900 KiB requests on connections of their own: far more than the pipes hold.
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":ID,"method":"ping","params":{{"pad":"{}"}}}}"#,
+        "a".repeat(900 * 1024)
+    );
+    let writers: Vec<_> = (0..8)
+        .map(|i| {
+            let (addr, token, session) = (served.addr.clone(), served.token.clone(), session.clone());
+            let body = big.replace("ID", &(100 + i).to_string());
+            std::thread::spawn(move || {
+                let head = format!(
+                    "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: {session}\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+                    body.len()
+                );
+                let Ok(mut s) = TcpStream::connect(&addr) else { return };
+                let _ = s.set_read_timeout(Some(Duration::from_mins(1)));
+                let _ = s.write_all(head.as_bytes());
+                let _ = s.write_all(body.as_bytes());
+                let mut out = Vec::new();
+                let _ = s.read_to_end(&mut out);
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_secs(2));
+    let started = std::time::Instant::now();
+    let head = format!(
+        "DELETE /mcp HTTP/1.1\nHost: {}\nAuthorization: Bearer {}\nMcp-Session-Id: {session}\nMCP-Protocol-Version: 2025-11-25\nConnection: close",
+        served.addr, served.token
+    );
+    let (status, text) = served.raw(&head, b"");
+    let took = started.elapsed();
+    assert_eq!(status, 204, "{text}");
+    // Liveness, not speed: before the fix the DELETE waited for the blocked write
+    // (the relay's request timeout, ~30 s).
+    assert!(took < Duration::from_secs(10), "DELETE took {took:?}");
+    let (code, err) = served.stop();
+    assert_eq!(code, Some(0), "{err:?}");
+    for w in writers {
+        w.join().unwrap();
+    }
 }
 
 #[test]

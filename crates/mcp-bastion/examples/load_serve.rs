@@ -1,0 +1,464 @@
+//! Load benchmark of `mcp-bastion serve` (issue 8 §6) with a native driver and a native
+//! upstream, so neither side's interpreter is what gets measured:
+//!
+//! ```sh
+//! cargo build --release -p mcp-bastion --example load_serve
+//! target/release/examples/load_serve [--binary target/release/mcp-bastion] \
+//!     [--sessions 200] [--calls 20000]
+//! ```
+//!
+//! The upstream is this program itself in `--echo-server` mode: a stdio MCP server
+//! (legacy era) whose `echo {n, text}` answers `n` bytes of text plus
+//! `structuredContent` (the shape of `../shared/bench/echo_server.py`). SESSIONS hosts
+//! run at once, each sequential, CALLS `tools/call echo` in all:
+//!
+//! - `direct`: each host starts its own echo server and talks stdio to it;
+//! - `serve`: one `mcp-bastion serve` on loopback (every tool allowed by config), each
+//!   host a session of its own over HTTP/1.1 keep-alive (and so an echo server of its own
+//!   behind the listener).
+//!
+//! Prints one JSON object: per mode calls/s, p50/p99 round trip (ms); for `serve` the
+//! listener's resident memory (`VmRSS`, without its server processes) before any session
+//! and with every session open and idle, and the difference per idle session; then the
+//! added p50/p99 and the throughput ratio.
+
+#![allow(clippy::cast_precision_loss)] // figures for a report, not arithmetic
+
+use serde_json::{Value, json};
+use std::io::{BufRead, Write};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+const INIT: &str = r#"{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"load","version":"1"}}"#;
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--echo-server") {
+        return echo_server();
+    }
+    let flag = |name: &str| {
+        args.iter()
+            .position(|a| a == name)
+            .and_then(|i| args.get(i + 1))
+            .cloned()
+    };
+    let sessions: usize = flag("--sessions").map_or(Ok(200), |s| s.parse())?;
+    let calls: usize = flag("--calls").map_or(Ok(20_000), |s| s.parse())?;
+    let binary = flag("--binary").unwrap_or_else(|| {
+        let exe = std::env::current_exe().unwrap_or_default();
+        // target/<profile>/examples/load_serve → target/<profile>/mcp-bastion
+        exe.parent()
+            .and_then(std::path::Path::parent)
+            .map(|d| d.join("mcp-bastion").display().to_string())
+            .unwrap_or_default()
+    });
+    let per_host = (calls / sessions.max(1)).max(1);
+    // reqwest is built without a default TLS provider (the gateway picks ring).
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async move {
+        let direct = run_hosts(sessions, per_host, None).await?;
+        let served = Served::start(&binary, sessions).await?;
+        let serve = run_hosts(sessions, per_host, Some(&served)).await?;
+        let after = rss_kib(served.pid);
+        let rss_before = served.rss_before;
+        served.stop().await;
+        let mut out = json!({
+            "sessions": sessions,
+            "calls_per_host": per_host,
+            "direct": direct.json(),
+            "serve": serve.json(),
+        });
+        out["serve"]["rss_kib_before_sessions"] = json!(rss_before);
+        out["serve"]["rss_kib_sessions_idle"] = json!(serve.idle_rss);
+        out["serve"]["kib_per_idle_session"] =
+            json!((serve.idle_rss.saturating_sub(rss_before)) as f64 / sessions as f64);
+        out["serve"]["rss_kib_after_load"] = json!(after);
+        out["added_p50_ms"] = json!(serve.pct(0.5) - direct.pct(0.5));
+        out["added_p99_ms"] = json!(serve.pct(0.99) - direct.pct(0.99));
+        out["throughput_ratio"] = json!(serve.per_sec() / direct.per_sec());
+        println!("{out}");
+        anyhow::Ok(())
+    })
+}
+
+/// The upstream: a stdio MCP echo server, as small and fast as it can be.
+fn echo_server() -> anyhow::Result<()> {
+    let tools = json!([{
+        "name": "echo",
+        "description": "Return a text content block of n bytes plus structured content.",
+        "inputSchema": {"type": "object", "properties": {
+            "n": {"type": "integer", "minimum": 0}, "text": {"type": "string"}},
+            "required": ["n"], "additionalProperties": false},
+        "outputSchema": {"type": "object", "properties": {
+            "length": {"type": "integer"}, "echoed": {"type": "string"}},
+            "required": ["length", "echoed"]},
+        "annotations": {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
+    }]);
+    let stdin = std::io::stdin().lock();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for line in stdin.lines() {
+        let line = line?;
+        let Ok(msg) = serde_json::from_str::<Value>(&line) else {
+            continue;
+        };
+        let Some(id) = msg.get("id").filter(|_| msg.get("method").is_some()) else {
+            continue;
+        };
+        let result = match msg["method"].as_str().unwrap_or_default() {
+            "initialize" => json!({"protocolVersion": "2025-11-25",
+                "capabilities": {"tools": {}}, "serverInfo": {"name": "echo", "version": "1"}}),
+            "tools/list" => json!({"tools": tools}),
+            "tools/call" => {
+                let args = &msg["params"]["arguments"];
+                let n = usize::try_from(args["n"].as_u64().unwrap_or(0)).unwrap_or(0);
+                let text = args["text"].as_str().unwrap_or_default();
+                json!({"content": [{"type": "text", "text": "x".repeat(n)}],
+                    "structuredContent": {"length": n, "echoed": text}})
+            }
+            "ping" | "resources/list" | "prompts/list" => json!({}),
+            _ => {
+                let e = json!({"jsonrpc": "2.0", "id": id,
+                    "error": {"code": -32601, "message": "Method not found"}});
+                writeln!(out, "{e}")?;
+                out.flush()?;
+                continue;
+            }
+        };
+        writeln!(
+            out,
+            "{}",
+            json!({"jsonrpc": "2.0", "id": id, "result": result})
+        )?;
+        out.flush()?;
+    }
+    Ok(())
+}
+
+/// One host's connection: stdio to its own echo server, or HTTP to `serve`.
+enum Host {
+    Stdio {
+        _child: Box<tokio::process::Child>,
+        input: tokio::process::ChildStdin,
+        output: tokio::io::Lines<BufReader<tokio::process::ChildStdout>>,
+        n: u64,
+    },
+    Http {
+        client: reqwest::Client,
+        url: String,
+        token: String,
+        session: Option<String>,
+        n: u64,
+    },
+}
+
+impl Host {
+    fn stdio() -> anyhow::Result<Self> {
+        let mut child = tokio::process::Command::new(std::env::current_exe()?)
+            .arg("--echo-server")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()?;
+        let input = child.stdin.take().expect("piped");
+        let output = BufReader::new(child.stdout.take().expect("piped")).lines();
+        Ok(Self::Stdio {
+            _child: Box::new(child),
+            input,
+            output,
+            n: 0,
+        })
+    }
+
+    fn http(served: &Served) -> anyhow::Result<Self> {
+        Ok(Self::Http {
+            client: reqwest::Client::builder().no_proxy().build()?,
+            url: served.url.clone(),
+            token: served.token.clone(),
+            session: None,
+            n: 0,
+        })
+    }
+
+    /// Sends a request and returns its answer.
+    async fn request(&mut self, method: &str, params: Value) -> anyhow::Result<Value> {
+        match self {
+            Self::Stdio {
+                input, output, n, ..
+            } => {
+                *n += 1;
+                let id = *n;
+                let mut line =
+                    json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+                        .to_string();
+                line.push('\n');
+                input.write_all(line.as_bytes()).await?;
+                loop {
+                    let line = output
+                        .next_line()
+                        .await?
+                        .ok_or_else(|| anyhow::anyhow!("the echo server closed"))?;
+                    let m: Value = serde_json::from_str(&line)?;
+                    if m["id"] == id {
+                        return Ok(m);
+                    }
+                }
+            }
+            Self::Http { n, .. } => {
+                *n += 1;
+                let id = *n;
+                let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+                let text = self.post(&body).await?;
+                // A JSON body, or an event stream whose `data:` lines are messages.
+                let messages = if text.trim_start().starts_with('{') {
+                    vec![serde_json::from_str::<Value>(&text)?]
+                } else {
+                    text.lines()
+                        .filter_map(|l| l.strip_prefix("data:"))
+                        .filter_map(|d| serde_json::from_str::<Value>(d.trim()).ok())
+                        .collect()
+                };
+                messages
+                    .into_iter()
+                    .find(|m| m["id"] == id)
+                    .ok_or_else(|| anyhow::anyhow!("no answer to {method}: {text:.200}"))
+            }
+        }
+    }
+
+    async fn notify(&mut self, method: &str) -> anyhow::Result<()> {
+        let msg = json!({"jsonrpc": "2.0", "method": method});
+        match self {
+            Self::Stdio { input, .. } => {
+                input.write_all(format!("{msg}\n").as_bytes()).await?;
+            }
+            Self::Http { .. } => {
+                self.post(&msg).await?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn post(&mut self, body: &Value) -> anyhow::Result<String> {
+        let Self::Http {
+            client,
+            url,
+            token,
+            session,
+            ..
+        } = self
+        else {
+            anyhow::bail!("not an HTTP host");
+        };
+        let mut request = client
+            .post(url.as_str())
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("Authorization", format!("Bearer {token}"))
+            .header("MCP-Protocol-Version", "2025-11-25")
+            .body(body.to_string());
+        if let Some(s) = session {
+            request = request.header("Mcp-Session-Id", s.as_str());
+        }
+        let response = request.send().await?;
+        if let Some(s) = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+        {
+            *session = Some(s.to_owned());
+        }
+        Ok(response.text().await?)
+    }
+}
+
+/// A running `serve` around the echo server.
+struct Served {
+    child: tokio::process::Child,
+    pid: u32,
+    url: String,
+    token: String,
+    rss_before: u64,
+    _home: TempHome,
+}
+
+/// A scratch directory for the listener's config, token and store; removed on drop.
+struct TempHome(std::path::PathBuf);
+
+impl Drop for TempHome {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+impl Served {
+    async fn start(binary: &str, sessions: usize) -> anyhow::Result<Self> {
+        let home = std::env::temp_dir().join(format!("bastion-load-{}", std::process::id()));
+        std::fs::create_dir_all(home.join("mcp-bastion"))?;
+        std::fs::write(
+            home.join("mcp-bastion/config.toml"),
+            "[servers.load.tools.\"*\"]\naction = \"allow\"\n",
+        )?;
+        let token_file = home.join("token");
+        let mut child = tokio::process::Command::new(binary)
+            .args(["serve", "--listen", "127.0.0.1:0", "--name", "load"])
+            .args(["--max-sessions", &sessions.to_string()])
+            .arg("--token-file")
+            .arg(&token_file)
+            .arg("--")
+            .arg(std::env::current_exe()?)
+            .arg("--echo-server")
+            .env("XDG_CONFIG_HOME", &home)
+            .env(
+                "MCP_BASTION_STORE",
+                format!("sqlite://{}", home.join("bastion.db").display()),
+            )
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()?;
+        let pid = child.id().unwrap_or_default();
+        let mut lines = BufReader::new(child.stderr.take().expect("piped")).lines();
+        let url = loop {
+            let line = lines
+                .next_line()
+                .await?
+                .ok_or_else(|| anyhow::anyhow!("serve exited before listening"))?;
+            if let Some(u) = line.split_whitespace().find(|w| w.starts_with("http://")) {
+                break u.to_owned();
+            }
+        };
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        let token = std::fs::read_to_string(&token_file)?.trim().to_owned();
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        Ok(Self {
+            child,
+            pid,
+            url,
+            token,
+            rss_before: rss_kib(pid),
+            _home: TempHome(home),
+        })
+    }
+
+    async fn stop(mut self) {
+        if let Some(pid) = self.child.id() {
+            let _ = std::process::Command::new("kill")
+                .args(["-TERM", &pid.to_string()])
+                .status();
+        }
+        let _ = tokio::time::timeout(Duration::from_secs(30), self.child.wait()).await;
+    }
+}
+
+/// Latencies of one mode and its wall time.
+struct Run {
+    latencies: Vec<Duration>,
+    wall: Duration,
+    errors: usize,
+    idle_rss: u64,
+}
+
+impl Run {
+    fn pct(&self, q: f64) -> f64 {
+        let mut s = self.latencies.clone();
+        s.sort_unstable();
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let i = ((q * s.len() as f64) as usize).min(s.len().saturating_sub(1));
+        s.get(i).map_or(f64::NAN, |d| d.as_secs_f64() * 1000.0)
+    }
+
+    fn per_sec(&self) -> f64 {
+        self.latencies.len() as f64 / self.wall.as_secs_f64()
+    }
+
+    fn json(&self) -> Value {
+        json!({"calls": self.latencies.len(), "errors": self.errors,
+            "calls_per_s": self.per_sec(), "p50_ms": self.pct(0.5), "p99_ms": self.pct(0.99)})
+    }
+}
+
+/// Opens `sessions` hosts (direct, or through `served`), waits until all are ready,
+/// then lets each make `per_host` sequential calls at once.
+async fn run_hosts(
+    sessions: usize,
+    per_host: usize,
+    served: Option<&Served>,
+) -> anyhow::Result<Run> {
+    let ready = Arc::new(tokio::sync::Barrier::new(sessions + 1));
+    let go = Arc::new(tokio::sync::Barrier::new(sessions + 1));
+    let mut tasks = tokio::task::JoinSet::new();
+    for _ in 0..sessions {
+        let mut host = match served {
+            Some(s) => Host::http(s)?,
+            None => Host::stdio()?,
+        };
+        let (ready, go) = (ready.clone(), go.clone());
+        tasks.spawn(async move {
+            let opened = async {
+                host.request("initialize", serde_json::from_str(INIT)?)
+                    .await?;
+                host.notify("notifications/initialized").await?;
+                host.request("tools/list", json!({})).await
+            }
+            .await;
+            ready.wait().await;
+            go.wait().await;
+            let mut mine = Vec::with_capacity(per_host);
+            let mut errors = usize::from(opened.is_err());
+            if opened.is_ok() {
+                for i in 0..per_host {
+                    let t0 = Instant::now();
+                    let m = host
+                        .request(
+                            "tools/call",
+                            json!({"name": "echo", "arguments": {"n": 100, "text": format!("x{i}")}}),
+                        )
+                        .await;
+                    match m {
+                        Ok(m) if m.get("result").is_some() => mine.push(t0.elapsed()),
+                        _ => errors += 1,
+                    }
+                }
+            }
+            drop(host);
+            anyhow::Ok((mine, errors))
+        });
+    }
+    ready.wait().await;
+    // Every session open and idle: the listener's memory now.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let idle_rss = served.map_or(0, |s| rss_kib(s.pid));
+    let t0 = Instant::now();
+    go.wait().await;
+    let mut run = Run {
+        latencies: Vec::new(),
+        wall: Duration::ZERO,
+        errors: 0,
+        idle_rss,
+    };
+    while let Some(done) = tasks.join_next().await {
+        let (mine, errors) = done??;
+        run.latencies.extend(mine);
+        run.errors += errors;
+    }
+    run.wall = t0.elapsed();
+    Ok(run)
+}
+
+/// `VmRSS` of `pid` in KiB (0 when unreadable).
+fn rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
