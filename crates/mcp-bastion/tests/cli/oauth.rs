@@ -671,3 +671,49 @@ fn a_server_refusing_every_token_cannot_send_the_user_to_the_browser_forever() {
     assert_eq!(err.matches("/as/authorize?").count(), 3, "{err}");
     assert_eq!(server.stats()["authorizations"], 3);
 }
+
+#[test]
+fn serve_upstream_shares_one_oauth_token_between_hosts_and_shows_it_to_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = auth_server("");
+    logged_in(dir.path(), &server, &[]);
+    allow_tools_of(dir.path(), "guarded");
+    let tail: Vec<String> = [
+        "--upstream",
+        &server.mcp_url(),
+        "--allow-http-loopback",
+        "--oauth",
+        "--oauth-no-browser",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    let served = super::serve::Served::start_with(
+        dir.path(),
+        &format!("sqlite://{}", store(dir.path()).display()),
+        "guarded",
+        &tail,
+        &[],
+    );
+    let mut seen = String::new();
+    for _ in 0..2 {
+        let mut host = super::serve::HttpSession::open(&served);
+        let call = host.request("tools/call", &json!({"name": "whoami", "arguments": {}}));
+        let text = call["result"]["content"][0]["text"].as_str().unwrap_or("");
+        assert!(text.starts_with("authorized client dyn-"), "{call}");
+        seen.push_str(&call.to_string());
+        let (_, raw) = host.post(r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#);
+        seen.push_str(&raw);
+    }
+    let stats = server.stats();
+    // The stored token served both host sessions: no browser, and the hosts' listener
+    // token never replaced it upstream (the server would have answered 401).
+    assert_eq!(stats["authorizations"], 1, "{stats}");
+    assert_eq!(stats["mcp_unauthorized"], 0, "{stats}");
+    for secret in stats["issued"].as_array().unwrap() {
+        assert!(
+            !seen.contains(secret.as_str().unwrap()),
+            "a token reached a host"
+        );
+    }
+}

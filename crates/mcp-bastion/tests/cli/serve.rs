@@ -651,14 +651,14 @@ fn stateless_era_through_serve_matches_direct() {
 }
 
 /// A session on a [`Served`] listener over raw HTTP/1.1, one connection per request.
-struct HttpSession<'a> {
+pub(super) struct HttpSession<'a> {
     served: &'a Served,
     sid: String,
     next: i64,
 }
 
 impl<'a> HttpSession<'a> {
-    fn open(served: &'a Served) -> Self {
+    pub(super) fn open(served: &'a Served) -> Self {
         let (status, text) = served.post(INIT, "");
         assert_eq!(status, 200, "{text}");
         let sid = text
@@ -679,12 +679,12 @@ impl<'a> HttpSession<'a> {
         s
     }
 
-    fn post(&self, body: &str) -> (u16, String) {
+    pub(super) fn post(&self, body: &str) -> (u16, String) {
         self.served
             .post(body, &format!("\nMcp-Session-Id: {}", self.sid))
     }
 
-    fn request(&mut self, method: &str, params: &Value) -> Value {
+    pub(super) fn request(&mut self, method: &str, params: &Value) -> Value {
         self.next += 1;
         let body = json!({"jsonrpc": "2.0", "id": self.next, "method": method, "params": params});
         let (status, text) = self.post(&body.to_string());
