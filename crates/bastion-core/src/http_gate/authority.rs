@@ -99,6 +99,10 @@ pub(crate) fn check_host(view: &HttpRequestView<'_>, allowed: &[HostPort]) -> Op
         }
         Lookup::One(v) => v,
     };
+    // The exact serialization of an allowed pair parses to that pair: no parse needed.
+    if allowed.iter().any(|hp| hp.to_string().as_bytes() == value) {
+        return None;
+    }
     let shown = super::request::shown(value);
     let parsed = std::str::from_utf8(value).ok().and_then(parse_authority);
     match parsed {
@@ -135,6 +139,13 @@ pub(crate) fn check_origin(
         Lookup::Absent | Lookup::Many => return None,
         Lookup::One(v) => v,
     };
+    // The ASCII serialization of an allowed origin parses to that origin.
+    if allowed
+        .iter()
+        .any(|o| o.ascii_serialization().as_bytes() == value)
+    {
+        return None;
+    }
     let shown = super::request::shown(value);
     let parsed = std::str::from_utf8(value).ok().and_then(parse_origin);
     if parsed.as_ref().is_some_and(|o| allowed.contains(o)) {

@@ -193,6 +193,11 @@ impl HttpDecision {
 pub const ALLOWED_METHODS: &[&str] = &["POST", "GET", "DELETE"];
 
 fn check_target(view: &HttpRequestView<'_>, endpoint: &str) -> Option<Rejection> {
+    // The endpoint is a normalized path (`ListenerPolicy::with_endpoint`: no dot
+    // segments, no escapes), so a target equal to it resolves to it: no parse needed.
+    if view.target == endpoint {
+        return None;
+    }
     // Origin-form only (RFC 9112 §3.2.1); the path is read by the URL parser against a
     // fixed base, so dot segments and escapes resolve as any URL user would read them.
     let base = url::Url::parse("http://listener.invalid/").ok()?;
@@ -241,7 +246,31 @@ pub fn decide(policy: &ListenerPolicy, view: &HttpRequestView<'_>) -> HttpDecisi
     framing::check_framing(view, &mut rejections);
     rejections.extend(media::check_content_type(view));
     rejections.extend(media::check_accept(view));
-    version::check_version(view, policy.max_depth, &mut rejections);
+    version::check_version(view, policy.max_depth, None, &mut rejections);
+    decision_of(rejections)
+}
+
+/// The rules of [`decide`] that read the body, for a request whose headers
+/// [`decide`] already allowed (with [`BodySeen::NotRead`]): the declared and seen size,
+/// the framing, and the `MCP-Protocol-Version`/`Mcp-Method`/`Mcp-Name` comparison with
+/// a complete body. Every other rule reads only the request line and the headers, so
+/// for such a request this gives exactly what [`decide`] gives — without parsing
+/// `Host`, `Origin`, the target or the media types again on every body chunk.
+/// `parsed` is the complete body's strict parse (`json::parse_frame`) when the caller
+/// already has it (it is then not parsed again); `None` parses it here when needed.
+pub fn decide_body(
+    policy: &ListenerPolicy,
+    view: &HttpRequestView<'_>,
+    parsed: Option<&serde_json::Map<String, serde_json::Value>>,
+) -> HttpDecision {
+    let mut rejections = Vec::new();
+    rejections.extend(framing::check_size(view, policy.max_body_bytes));
+    framing::check_framing(view, &mut rejections);
+    version::check_version(view, policy.max_depth, parsed, &mut rejections);
+    decision_of(rejections)
+}
+
+fn decision_of(rejections: Vec<Rejection>) -> HttpDecision {
     let refusal = rejections.first().map(|r| Refusal {
         status: r.status,
         reason: r.finding.code,

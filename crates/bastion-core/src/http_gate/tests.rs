@@ -438,3 +438,85 @@ proptest::proptest! {
         }
     }
 }
+
+/// Bodies for the `decide_body` equivalence: messages that agree or disagree with the
+/// mirrored headers, pretty-printed, invalid, empty.
+const BODIES: &[&str] = &[
+    r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+    r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2025-11-25"}}}"#,
+    r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}"#,
+    "{\n  \"jsonrpc\": \"2.0\",\n  \"method\": \"notifications/initialized\"\n}",
+    r#"{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"file:///x"}}"#,
+    r#"{"a":1,"a":2}"#,
+    "[1,2]",
+    "not json",
+    "",
+];
+
+proptest::proptest! {
+    /// For a request whose headers `decide` allowed, `decide_body` on any body seen so
+    /// far gives exactly what `decide` gives, with or without the caller's parse.
+    #[test]
+    fn decide_body_equals_decide_once_the_headers_passed(
+        version in proptest::option::of(proptest::sample::select(vec!["2025-11-25", "2026-07-28", "2025-06-18", "1999-01-01"])),
+        method_header in proptest::option::of(proptest::sample::select(vec!["tools/call", "tools/list", "initialize"])),
+        name_header in proptest::option::of(proptest::sample::select(vec!["echo", "file:///x", "other"])),
+        length in proptest::option::of(0usize..300),
+        chunked in proptest::bool::ANY,
+        body_index in 0..BODIES.len(),
+        cut in 0usize..300,
+        complete in proptest::bool::ANY,
+    ) {
+        let full = BODIES[body_index].as_bytes();
+        let body_bytes = if complete { full } else { &full[..cut.min(full.len())] };
+        let length_text = length.map(|n| n.to_string());
+        let mut lines: Vec<(&str, Vec<u8>)> = headers(&[("Content-Length", None)]);
+        if let Some(n) = &length_text {
+            lines.push(("Content-Length", n.clone().into_bytes()));
+        }
+        if chunked {
+            lines.push(("Transfer-Encoding", b"chunked".to_vec()));
+        }
+        for (name, value) in [("MCP-Protocol-Version", version), ("Mcp-Method", method_header), ("Mcp-Name", name_header)] {
+            if let Some(v) = value {
+                lines.push((name, v.as_bytes().to_vec()));
+            }
+        }
+        let headers_only: Vec<(&str, &[u8])> = lines.iter().map(|(n, v)| (*n, v.as_slice())).collect();
+        let view = |body| HttpRequestView { method: "POST", target: "/mcp", headers: &headers_only, body };
+        let p = policy();
+        if decide(&p, &view(BodySeen::NotRead)).is_allowed() {
+            let seen = if complete { BodySeen::Complete(body_bytes) } else { BodySeen::Prefix(body_bytes) };
+            let whole = decide(&p, &view(seen));
+            let part = decide_body(&p, &view(seen), None);
+            proptest::prop_assert_eq!(&whole.findings, &part.findings);
+            proptest::prop_assert_eq!(whole.refusal, part.refusal);
+            if complete && let Ok(map) = crate::json::parse_frame(body_bytes, Limits::default().max_depth) {
+                let reused = decide_body(&p, &view(seen), Some(&map));
+                proptest::prop_assert_eq!(&whole.findings, &reused.findings);
+            }
+        }
+    }
+}
+
+#[test]
+fn exact_serializations_of_allowed_hosts_and_origins_pass_and_near_misses_are_parsed() {
+    for (host, origin, ok) in [
+        ("127.0.0.1:8931", Some("http://127.0.0.1:8931"), true),
+        ("[::1]:8931", Some("http://[::1]:8931"), true),
+        ("LocalHost:8931", Some("HTTP://LOCALHOST:8931"), true),
+        ("127.0.0.1:08931", None, true),
+        ("127.0.0.1:8931.", None, false),
+        ("127.0.0.1", None, false),
+        ("127.0.0.1:8931", Some("http://127.0.0.1:8931/"), true),
+        ("127.0.0.1:8931", Some("http://127.0.0.1:89310"), false),
+    ] {
+        let mut h = headers(&[("Host", None)]);
+        h.push(("Host", host.as_bytes().to_vec()));
+        if let Some(o) = origin {
+            h.push(("Origin", o.as_bytes().to_vec()));
+        }
+        let d = run("POST", "/mcp", &h, BodySeen::NotRead);
+        assert_eq!(d.is_allowed(), ok, "{host} {origin:?}: {:?}", d.findings);
+    }
+}

@@ -24,6 +24,7 @@ fn clip(s: &str) -> String {
 pub(crate) fn check_version(
     view: &HttpRequestView<'_>,
     max_depth: usize,
+    parsed: Option<&serde_json::Map<String, Value>>,
     out: &mut Vec<Rejection>,
 ) {
     let header = view.header_text("mcp-protocol-version");
@@ -47,8 +48,15 @@ pub(crate) fn check_version(
     let BodySeen::Complete(body) = view.body else {
         return;
     };
-    let Ok(Value::Object(msg)) = crate::json::parse_value(body, max_depth) else {
-        return;
+    let owned;
+    let msg = if let Some(m) = parsed {
+        m
+    } else {
+        let Ok(Value::Object(m)) = crate::json::parse_value(body, max_depth) else {
+            return;
+        };
+        owned = m;
+        &owned
     };
     let params = msg.get("params");
     let meta_version = params

@@ -239,18 +239,12 @@ async fn dispatch(shared: &Arc<Shared>, req: Request<Body>) -> Response<Body> {
         .map(|(n, v)| (n.as_str(), v.as_bytes()))
         .collect();
     let policy = &shared.cfg.policy;
-    let decide = |body: BodySeen<'_>| {
-        http_gate::decide(
-            policy,
-            &HttpRequestView {
-                method: &method,
-                target: &target,
-                headers: &headers,
-                body,
-            },
-        )
-    };
-    let decision = decide(BodySeen::NotRead);
+    // The head once; each body chunk and the complete body then only go through the
+    // body's rules (`decide_body` = `decide` once the head passed).
+    let decision = http_gate::decide(
+        policy,
+        &request_view(&method, &target, &headers, BodySeen::NotRead),
+    );
     if !decision.is_allowed() {
         return refuse(&shared, &method, &decision, 0).await;
     }
@@ -286,17 +280,27 @@ async fn dispatch(shared: &Arc<Shared>, req: Request<Body>) -> Response<Body> {
                 };
                 if let Ok(data) = frame.into_data() {
                     buf.extend_from_slice(&data);
-                    let d = decide(BodySeen::Prefix(&buf));
+                    let d = http_gate::decide_body(
+                        policy,
+                        &request_view(&method, &target, &headers, BodySeen::Prefix(&buf)),
+                        None,
+                    );
                     if !d.is_allowed() {
                         return refuse(&shared, &method, &d, buf.len()).await;
                     }
                 }
             }
-            let d = decide(BodySeen::Complete(&buf));
+            // One strict parse serves the gate's header/body comparison and the message.
+            let parsed = bastion_core::json::parse_frame(&buf, shared.cfg.wrap.limits.max_depth);
+            let d = http_gate::decide_body(
+                policy,
+                &request_view(&method, &target, &headers, BodySeen::Complete(&buf)),
+                parsed.as_ref().ok(),
+            );
             if !d.is_allowed() {
                 return refuse(&shared, &method, &d, buf.len()).await;
             }
-            post(&shared, session_id.as_deref(), buf).await
+            post(&shared, session_id.as_deref(), buf, parsed).await
         }
         "GET" => {
             let Some(session) = session_id.as_deref().and_then(|id| shared.session(id)) else {
@@ -324,10 +328,30 @@ async fn dispatch(shared: &Arc<Shared>, req: Request<Body>) -> Response<Body> {
     }
 }
 
-/// A `POST` whose body passed the gate: one JSON-RPC message.
-async fn post(shared: &Arc<Shared>, session_id: Option<&str>, frame: Vec<u8>) -> Response<Body> {
-    let limits = &shared.cfg.wrap.limits;
-    let map = match bastion_core::json::parse_frame(&frame, limits.max_depth) {
+/// The gate's view of one request: its line, its headers and how much of its body was read.
+fn request_view<'a>(
+    method: &'a str,
+    target: &'a str,
+    headers: &'a [(&'a str, &'a [u8])],
+    body: BodySeen<'a>,
+) -> HttpRequestView<'a> {
+    HttpRequestView {
+        method,
+        target,
+        headers,
+        body,
+    }
+}
+
+/// A `POST` whose body passed the gate: one JSON-RPC message, `parsed` its strict parse
+/// (`json::parse_frame` of `frame`).
+async fn post(
+    shared: &Arc<Shared>,
+    session_id: Option<&str>,
+    frame: Vec<u8>,
+    parsed: Result<serde_json::Map<String, Value>, bastion_core::json::Rejected>,
+) -> Response<Body> {
+    let map = match parsed {
         Ok(m) => m,
         Err(rej) => {
             let code = rej.error.code();
@@ -344,14 +368,21 @@ async fn post(shared: &Arc<Shared>, session_id: Option<&str>, frame: Vec<u8>) ->
             return json_response(StatusCode::BAD_REQUEST, body);
         }
     };
-    // The relay reads one message per line: the host's body goes on as the compact
-    // serialization of what was parsed (a pretty-printed body would otherwise split into
-    // several messages, each escaping the checks made on the body).
-    let Ok(frame) = serde_json::to_vec(&map) else {
-        return plain(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "cannot serialize the message",
-        );
+    // The relay reads one message per line. A body without CR or LF is one line: its
+    // bytes go on as sent (like a stdio frame). Otherwise those bytes can only be
+    // whitespace between tokens (JSON strings cannot hold raw controls), and the body
+    // goes on as the compact serialization of what was parsed: a pretty-printed body
+    // would otherwise split into several messages, each escaping the checks made on it.
+    let frame = if frame.iter().any(|&b| b == b'\n' || b == b'\r') {
+        let Ok(compact) = serde_json::to_vec(&map) else {
+            return plain(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "cannot serialize the message",
+            );
+        };
+        compact
+    } else {
+        frame
     };
     let kind = match envelope::classify(&map) {
         Ok(k) => k,
