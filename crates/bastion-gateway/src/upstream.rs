@@ -19,6 +19,7 @@
 
 use crate::fetch::{FetchRequest, SafeFetcher};
 use bastion_core::era::META_PROTOCOL_VERSION;
+use bastion_core::http_gate::encode_header_value;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Value, json};
 use std::sync::{Arc, Mutex};
@@ -133,6 +134,27 @@ pub(crate) fn start(
     (relay_side, task)
 }
 
+/// The 2026-07-28 routing headers mirroring a request's body (SEP-2243): `Mcp-Method`,
+/// and `Mcp-Name` for `tools/call`/`prompts/get` (`params.name`) and `resources/read`
+/// (`params.uri`), in the header value encoding (a non-ASCII name or URI goes as
+/// `=?base64?…?=`, so it is neither dropped nor sent raw).
+fn mirrored(msg: &Value) -> Vec<(&'static str, String)> {
+    let Some(method) = msg.get("method").and_then(Value::as_str) else {
+        return Vec::new();
+    };
+    let params = msg.get("params");
+    let named = match method {
+        "tools/call" | "prompts/get" => params.and_then(|p| p.get("name")),
+        "resources/read" => params.and_then(|p| p.get("uri")),
+        _ => None,
+    };
+    let mut out = vec![("mcp-method", encode_header_value(method).into_owned())];
+    if let Some(name) = named.and_then(Value::as_str) {
+        out.push(("mcp-name", encode_header_value(name).into_owned()));
+    }
+    out
+}
+
 impl Pump {
     fn state(&self) -> std::sync::MutexGuard<'_, SessionState> {
         self.state
@@ -169,15 +191,9 @@ impl Pump {
         if let Some(id) = &state.id {
             put("mcp-session-id", id);
         }
-        if meta_version.is_some()
-            && let Some(method) = msg.get("method").and_then(Value::as_str)
-        {
-            put("mcp-method", method);
-            if let Some(name) = params
-                .and_then(|p| p.get("name").or_else(|| p.get("uri")))
-                .and_then(Value::as_str)
-            {
-                put("mcp-name", name);
+        if meta_version.is_some() {
+            for (name, value) in mirrored(msg) {
+                put(name, &value);
             }
         }
         h
@@ -539,7 +555,33 @@ fn one_line(data: &[u8]) -> Vec<u8> {
 
 #[cfg(test)]
 mod tests {
-    use super::one_line;
+    use super::{mirrored, one_line};
+    use serde_json::json;
+
+    #[test]
+    fn routing_headers_mirror_the_body_in_the_header_value_encoding() {
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                          "params": {"name": "天気", "arguments": {}}});
+        assert_eq!(
+            mirrored(&call),
+            [
+                ("mcp-method", "tools/call".to_owned()),
+                ("mcp-name", "=?base64?5aSp5rCX?=".to_owned())
+            ]
+        );
+        let read = json!({"method": "resources/read", "params": {"uri": "memo://a b "}});
+        assert_eq!(
+            mirrored(&read)[1],
+            ("mcp-name", "=?base64?bWVtbzovL2EgYiA=?=".to_owned())
+        );
+        // Only the three naming methods carry Mcp-Name.
+        let sub = json!({"method": "resources/subscribe", "params": {"uri": "memo://a"}});
+        assert_eq!(
+            mirrored(&sub),
+            [("mcp-method", "resources/subscribe".to_owned())]
+        );
+        assert!(mirrored(&json!({"id": 1, "result": {}})).is_empty());
+    }
 
     #[test]
     fn line_breaks_become_whitespace_only_in_valid_json() {

@@ -44,7 +44,7 @@ fn everything() -> Vec<String> {
     ]
 }
 
-fn py_server() -> Vec<String> {
+pub(crate) fn py_server() -> Vec<String> {
     vec![
         python(),
         Path::new(env!("CARGO_MANIFEST_DIR"))

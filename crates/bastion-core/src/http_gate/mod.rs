@@ -42,15 +42,17 @@
 //! 2. On each request, after the head is parsed and before reading the body: [`decide`]
 //!    with [`BodySeen::NotRead`]. A refusal is answered with its status (and `Connection:
 //!    close`, the body unread).
-//! 3. Read the body in chunks into one buffer; after each chunk call [`decide`] with
-//!    [`BodySeen::Prefix`] (stops a chunked or lying body at the cap), then once with
-//!    [`BodySeen::Complete`]. Only then hand the body to the JSON-RPC pipeline.
+//! 3. Read the body in chunks into one buffer; after each chunk call [`decide_body`]
+//!    (the body's rules only: the head already passed) with [`BodySeen::Prefix`] (stops a
+//!    chunked or lying body at the cap), then once with [`BodySeen::Complete`]. Only then
+//!    hand the body to the JSON-RPC pipeline.
 //! 4. Record the refusal reason and findings in the audit log (no header values).
 
 mod auth;
 mod authority;
 mod check;
 mod framing;
+mod header_value;
 mod media;
 mod param_headers;
 mod policy;
@@ -61,6 +63,9 @@ mod tests;
 mod version;
 
 pub use check::{HttpInputError, check_http_request};
+pub use header_value::{
+    HeaderValueError, SENTINEL_PREFIX, SENTINEL_SUFFIX, decode_header_value, encode_header_value,
+};
 pub use param_headers::param_header_findings;
 pub use policy::{
     DEFAULT_CHECK_PORT, DEFAULT_ENDPOINT, ListenerPolicy, ListenerPolicyError, token_digest,

@@ -9,7 +9,8 @@
 //! gateway routes and authorizes on what it reads, the upstream executes the body: a
 //! disagreement is a confused-deputy shape.
 
-use super::request::{BodySeen, HttpRequestView};
+use super::header_value::decode_header_value;
+use super::request::{BodySeen, HttpRequestView, Lookup};
 use super::{RefusalStatus, Rejection};
 use crate::era::{HANDSHAKE_VERSIONS, META_PROTOCOL_VERSION, STATELESS_VERSIONS};
 use crate::finding::Code;
@@ -97,6 +98,22 @@ pub(crate) fn check_version(
             ));
         }
     }
+    // A field that is present but not visible ASCII text cannot agree with the body; it
+    // must not count as absent either.
+    for name in ["mcp-method", "mcp-name"] {
+        if matches!(view.header(name), Lookup::One(_)) && view.header_text(name).is_none() {
+            out.push(Rejection::new(
+                RefusalStatus::BadRequest,
+                Code::HttpHeaderMismatch,
+                if name == "mcp-method" {
+                    "/headers/Mcp-Method"
+                } else {
+                    "/headers/Mcp-Name"
+                },
+                "the header is not visible ASCII text (a non-ASCII value goes as =?base64?…?=); refused".to_owned(),
+            ));
+        }
+    }
     if let Some(h) = view.header_text("mcp-method")
         && method != Some(h)
     {
@@ -111,12 +128,26 @@ pub(crate) fn check_version(
             ),
         ));
     }
-    if let Some(h) = view.header_text("mcp-name") {
+    if let Some(field) = view.header_text("mcp-name") {
         let named = params.and_then(|p| match method {
             Some("resources/read") => p.get("uri"),
             _ => p.get("name"),
         });
         let named = named.and_then(Value::as_str);
+        // The sentinel form carries the name's UTF-8 bytes (SEP-2243 value encoding).
+        let h = match decode_header_value(field) {
+            Ok(h) => h,
+            Err(e) => {
+                out.push(Rejection::new(
+                    RefusalStatus::BadRequest,
+                    Code::HttpHeaderMismatch,
+                    "/headers/Mcp-Name",
+                    format!("Mcp-Name: {e}; refused"),
+                ));
+                return;
+            }
+        };
+        let h = h.as_ref();
         if named != Some(h) {
             out.push(Rejection::new(
                 RefusalStatus::BadRequest,

@@ -135,17 +135,7 @@ fn tools_with_broken_mcp_header_declarations_are_withheld_behind_http() {
             .to_string(),
     ];
     let served = super::serve::Served::start(dir.path(), "headers", &server);
-    let wrapped = vec![
-        bin().to_owned(),
-        "wrap".into(),
-        "--name".into(),
-        "headers".into(),
-        "--url".into(),
-        served.url.clone(),
-        "--allow-http-loopback".into(),
-        "--bearer-env".into(),
-        "MCP_TEST_BEARER".into(),
-    ];
+    let wrapped = wrap_served("headers", &served.url);
     let through = super::session_with_env(
         "legacy",
         &json!([
@@ -291,14 +281,7 @@ fn wrap_url(
     home: &std::path::Path,
 ) -> (super::WrapHost, serde_json::Value) {
     let mut gw = super::WrapHost::start_at(
-        &[
-            "wrap",
-            "--name",
-            name,
-            "--url",
-            url,
-            "--allow-http-loopback",
-        ],
+        &wrap_url_args(name, url),
         &format!("sqlite://{}", store.display()),
         home,
     );
@@ -413,4 +396,78 @@ fn serve_upstream_relays_a_remote_server_and_keeps_tokens_apart() {
     let events = json_lines(&["--json", "audit", "--limit", "1000"], &store);
     let audit = serde_json::to_string(&events).unwrap();
     assert!(!audit.contains("upstream-credential-7f3a"), "{audit}");
+}
+
+#[test]
+fn stateless_era_through_wrap_url_matches_direct() {
+    // A 2026-07-28 server over HTTP: `serve` in front of the dual-era Python SDK server,
+    // `wrap --url` in front of that. Every POST carries MCP-Protocol-Version equal to the
+    // body's `_meta` version and the Mcp-Method/Mcp-Name mirrors, which the listener's gate
+    // compares with the body (a missing version header or a mismatch would be a 400).
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("bastion.db");
+    allow_tools_of(dir.path(), "py");
+    let served = super::serve::Served::start(dir.path(), "py", &super::py_server());
+    let script = json!([
+        {"op": "list_tools"},
+        {"op": "call_tool", "name": "add", "arguments": {"a": 2, "b": 3}},
+        {"op": "read_resource", "uri": "memo://greeting"},
+        {"op": "get_prompt", "name": "review", "arguments": {"code": "x = 1"}}
+    ]);
+    let direct = session("auto", &script, &super::py_server(), &store);
+    assert_eq!(direct["protocol_version"], "2026-07-28");
+    let wrapped = wrap_served("py", &served.url);
+    let through = super::session_with_env(
+        "auto",
+        &script,
+        &wrapped,
+        &store,
+        &[("MCP_TEST_BEARER", served.token.as_str())],
+    );
+    assert_eq!(through["protocol_version"], "2026-07-28", "{through}");
+    let (d, t) = (&direct["steps"], &through["steps"]);
+    assert_eq!(names(&d[0], "tools", "name"), names(&t[0], "tools", "name"));
+    assert_eq!(d[1], t[1], "{through}");
+    assert_eq!(t[1]["structuredContent"]["result"], 5);
+    assert_eq!(t[2]["contents"][0]["text"], "hello red world");
+    assert_eq!(d[3], t[3]);
+    let (code, err) = served.stop();
+    assert_eq!(code, Some(0), "{err:?}");
+    let events = json_lines(
+        &["--json", "audit", "--server", "py", "--limit", "1000"],
+        &store,
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| e["reason"].as_str().is_some_and(|r| r.starts_with("http_"))),
+        "the listener refused none of wrap's requests: {events:?}"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| e["method"] == "tools/call" && e["tool"] == "add"),
+        "{events:?}"
+    );
+}
+
+/// `wrap --name NAME --url URL` for a `serve` listener on loopback, its token read from
+/// `MCP_TEST_BEARER`.
+fn wrap_served(name: &str, url: &str) -> Vec<String> {
+    let mut args = vec![bin()];
+    args.extend(wrap_url_args(name, url));
+    args.extend(["--bearer-env", "MCP_TEST_BEARER"]);
+    args.into_iter().map(str::to_owned).collect()
+}
+
+/// `wrap --name NAME --url URL --allow-http-loopback`.
+fn wrap_url_args<'a>(name: &'a str, url: &'a str) -> [&'a str; 6] {
+    [
+        "wrap",
+        "--name",
+        name,
+        "--url",
+        url,
+        "--allow-http-loopback",
+    ]
 }

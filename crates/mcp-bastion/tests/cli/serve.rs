@@ -137,7 +137,7 @@ impl Served {
         self.raw(&head, body.as_bytes())
     }
 
-    fn stop(mut self) -> (Option<i32>, Vec<String>) {
+    pub(super) fn stop(mut self) -> (Option<i32>, Vec<String>) {
         let _ = Command::new("kill")
             .args(["-TERM", &self.child.id().to_string()])
             .status();
