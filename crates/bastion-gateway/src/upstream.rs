@@ -38,6 +38,9 @@ struct SessionState {
     version: Option<String>,
     /// The `GET` stream was started.
     listening: bool,
+    /// The host's `initialize` that opened the session, to open a new one with when the
+    /// server ends it (404).
+    initialize: Option<Vec<u8>>,
 }
 
 struct Pump {
@@ -46,11 +49,15 @@ struct Pump {
     url: String,
     extra: HeaderMap,
     max_frame_bytes: usize,
+    /// JSON nesting limit for the answers the pump reads itself (`limits.max_depth`).
+    max_depth: usize,
     to_relay: tokio::sync::Mutex<WriteHalf<DuplexStream>>,
     state: Mutex<SessionState>,
     name: String,
     /// The `GET` stream's task, ended with the pump.
     listener: Mutex<Option<tokio::task::JoinHandle<()>>>,
+    /// Held while a lost session is re-initialized (one renewal at a time); counts them.
+    renewals: tokio::sync::Mutex<u64>,
     /// Where the gateway's own refusals of an unreachable server are recorded (the relay
     /// records the answer it forwards like any server error; this says who wrote it).
     audit: crate::audit::AuditSink,
@@ -83,10 +90,12 @@ pub(crate) fn start(
         url: remote.url.clone(),
         extra: remote.headers.clone(),
         max_frame_bytes,
+        max_depth: limits.max_depth,
         to_relay: tokio::sync::Mutex::new(to_relay),
         state: Mutex::new(SessionState::default()),
         name: name.to_owned(),
         listener: Mutex::new(None),
+        renewals: tokio::sync::Mutex::new(0),
         audit,
     });
     let task = tokio::spawn(async move {
@@ -215,7 +224,10 @@ impl Pump {
 
     /// `POST`s one message and relays what comes back. With OAuth, a 401 carrying a
     /// `Bearer` challenge runs the authorization (or waits for the one running) and the
-    /// message is sent once more with the new token.
+    /// message is sent once more with the new token. A 404 to a message sent in a legacy
+    /// session means the server ended the session (MCP 2025-11-25 Transports §Session
+    /// Management: the client MUST start a new one): the session is re-initialized with
+    /// the host's own `initialize` and the message sent once more.
     async fn post(self: Arc<Self>, frame: Vec<u8>) {
         let msg: Value = serde_json::from_slice(&frame).unwrap_or(Value::Null);
         let request_id = msg
@@ -224,11 +236,59 @@ impl Pump {
             .filter(|id| !id.is_null())
             .cloned();
         let is_initialize = msg.get("method").and_then(Value::as_str) == Some("initialize");
+        let Some((mut response, sent_session)) = self.send(&frame, &msg, request_id.as_ref()).await
+        else {
+            return;
+        };
+        if response.status() == reqwest::StatusCode::NOT_FOUND
+            && !is_initialize
+            && let Some(stale) = sent_session
+        {
+            drop(response);
+            if let Err(detail) = self.renew_session(&stale).await {
+                self.unavailable(request_id.as_ref(), &detail).await;
+                return;
+            }
+            let Some((again, _)) = self.send(&frame, &msg, request_id.as_ref()).await else {
+                return;
+            };
+            response = again;
+        }
+        let status = response.status();
+        if is_initialize
+            && status.is_success()
+            && let Some(sid) = response
+                .headers()
+                .get("mcp-session-id")
+                .and_then(|v| v.to_str().ok())
+        {
+            let mut state = self.state();
+            state.id = Some(sid.to_owned());
+            state.initialize = Some(frame.clone());
+        }
+        self.relay_answer(response, request_id.as_ref(), is_initialize)
+            .await;
+    }
+
+    /// Sends one message (with the OAuth retry of [`Pump::post`]); `None` when the host
+    /// was already answered with the gateway's error. Also gives the session id the
+    /// message went with.
+    async fn send(
+        &self,
+        frame: &[u8],
+        msg: &Value,
+        request_id: Option<&Value>,
+    ) -> Option<(reqwest::Response, Option<String>)> {
         let mut retried = false;
-        let response = loop {
+        loop {
             let mut request =
-                FetchRequest::post(self.url.clone(), "application/json", frame.clone());
-            request.headers = self.headers_for(&msg);
+                FetchRequest::post(self.url.clone(), "application/json", frame.to_vec());
+            request.headers = self.headers_for(msg);
+            let sent_session = request
+                .headers
+                .get("mcp-session-id")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
             let (generation, bearer) = self.bearer_for(retried).await;
             if let Some(value) = bearer {
                 request
@@ -238,12 +298,12 @@ impl Pump {
             let response = match self.fetcher.open(request).await {
                 Ok(r) => r,
                 Err(e) => {
-                    self.unavailable(request_id.as_ref(), &e.to_string()).await;
-                    return;
+                    self.unavailable(request_id, &e.to_string()).await;
+                    return None;
                 }
             };
             if response.status() != reqwest::StatusCode::UNAUTHORIZED || retried {
-                break response;
+                return Some((response, sent_session));
             }
             let challenge = response
                 .headers()
@@ -252,7 +312,7 @@ impl Pump {
                 .filter(|w| crate::oauth::is_bearer_challenge(w))
                 .map(str::to_owned);
             let (Some(oauth), Some(challenge)) = (&self.oauth, challenge) else {
-                break response;
+                return Some((response, sent_session));
             };
             drop(response);
             match oauth.reauthorize(generation, Some(challenge)).await {
@@ -267,26 +327,27 @@ impl Pump {
                     eprintln!("mcp-bastion[{}]: OAuth: {e}", self.name);
                     self.audit_oauth(e.reason(), None).await;
                     self.refuse(
-                        request_id.as_ref(),
+                        request_id,
                         "upstream_unauthorized",
                         &format!("the server requires authorization and it failed: {e}"),
                         Some(e.reason()),
                     )
                     .await;
-                    return;
+                    return None;
                 }
             }
-        };
-        let status = response.status();
-        if is_initialize
-            && status.is_success()
-            && let Some(sid) = response
-                .headers()
-                .get("mcp-session-id")
-                .and_then(|v| v.to_str().ok())
-        {
-            self.state().id = Some(sid.to_owned());
         }
+    }
+
+    /// Relays the server's answer to one message: nothing for 202, the gateway's error
+    /// for a refusal, else the JSON body or the event stream.
+    async fn relay_answer(
+        self: &Arc<Self>,
+        response: reqwest::Response,
+        request_id: Option<&Value>,
+        is_initialize: bool,
+    ) {
+        let status = response.status();
         if status == reqwest::StatusCode::ACCEPTED {
             return;
         }
@@ -296,13 +357,13 @@ impl Pump {
             } else {
                 "the server answered HTTP 401 Unauthorized (it asks for authorization: run with --oauth, or give a token with --bearer-env)".to_owned()
             };
-            self.refuse(request_id.as_ref(), "upstream_unauthorized", &detail, None)
+            self.refuse(request_id, "upstream_unauthorized", &detail, None)
                 .await;
             return;
         }
         if !status.is_success() {
             let detail = format!("the server answered HTTP {status}");
-            self.unavailable(request_id.as_ref(), &detail).await;
+            self.unavailable(request_id, &detail).await;
             return;
         }
         let event_stream = response
@@ -320,12 +381,143 @@ impl Pump {
             self.relay_body(response).await
         };
         if is_initialize {
-            Self::after_initialize(&self);
+            Self::after_initialize(self);
         }
-        if !answered && let Some(id) = &request_id {
+        if !answered && let Some(id) = request_id {
             self.unavailable(Some(id), "the server's answer ended without a message")
                 .await;
         }
+    }
+
+    /// Opens a new legacy session after the server answered 404 to a message sent in
+    /// session `stale`: the host's `initialize` again (with the gateway's own id; its
+    /// answer is read here, not relayed), then `notifications/initialized` and the `GET`
+    /// stream. Concurrent 404s of one session renew it once. The new session must keep the
+    /// negotiated protocol version. Audited as `upstream_session_renewed`.
+    ///
+    /// # Errors
+    /// A sentence for the host's -32054 answer when no new session could be opened.
+    async fn renew_session(self: &Arc<Self>, stale: &str) -> Result<(), String> {
+        let mut renewals = self.renewals.lock().await;
+        let init = {
+            let mut state = self.state();
+            if state.id.as_deref() != Some(stale) {
+                // Another message renewed it meanwhile: just send again.
+                return Ok(());
+            }
+            state.id = None;
+            state.listening = false;
+            state.initialize.clone()
+        };
+        if let Some(task) = self
+            .listener
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take()
+        {
+            task.abort();
+        }
+        let lost = "the server ended the session (HTTP 404)";
+        let Some(Ok(Value::Object(mut init))) = init.map(|f| serde_json::from_slice::<Value>(&f))
+        else {
+            return Err(format!("{lost} and there is no initialize to open another"));
+        };
+        *renewals += 1;
+        init.insert(
+            "id".into(),
+            json!(format!("mcp-bastion-renew-{}", *renewals)),
+        );
+        let init = Value::Object(init);
+        let frame = serde_json::to_vec(&init).map_err(|e| e.to_string())?;
+        let (answer, sid) = self.exchange(&init, frame).await?;
+        let negotiated = answer
+            .pointer("/result/protocolVersion")
+            .and_then(Value::as_str);
+        let expected = self.state().version.clone();
+        if negotiated.is_none() || negotiated != expected.as_deref() {
+            return Err(format!(
+                "{lost} and the new one did not negotiate protocol version {}",
+                expected.as_deref().unwrap_or("(none)")
+            ));
+        }
+        let Some(sid) = sid else {
+            return Err(format!("{lost} and the new one has no Mcp-Session-Id"));
+        };
+        self.state().id = Some(sid);
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let frame = serde_json::to_vec(&initialized).map_err(|e| e.to_string())?;
+        // Its 202 carries nothing to read.
+        drop(self.exchange(&initialized, frame).await);
+        Self::after_initialize(self);
+        eprintln!(
+            "mcp-bastion[{}]: upstream: {lost}; a new session was opened",
+            self.name
+        );
+        self.audit
+            .record(bastion_store::AuditEvent {
+                direction: "gateway".into(),
+                message_kind: Some("session".into()),
+                method: Some("initialize".into()),
+                verdict: "allow".into(),
+                reason: Some("upstream_session_renewed".into()),
+                ..bastion_store::AuditEvent::default()
+            })
+            .await;
+        Ok(())
+    }
+
+    /// `POST`s one message of the gateway's own and reads the first message of the
+    /// answer (JSON body or event stream, within `max_frame_bytes`) with the answer's
+    /// `Mcp-Session-Id`; nothing reaches the host.
+    async fn exchange(
+        &self,
+        msg: &Value,
+        frame: Vec<u8>,
+    ) -> Result<(Value, Option<String>), String> {
+        let mut request = FetchRequest::post(self.url.clone(), "application/json", frame);
+        request.headers = self.headers_for(msg);
+        if msg.get("method").and_then(Value::as_str) == Some("initialize") {
+            // As the host's first initialize went: the body names the version it asks for.
+            request.headers.remove("mcp-protocol-version");
+        }
+        if let (_, Some(value)) = self.bearer().await {
+            request
+                .headers
+                .insert(reqwest::header::AUTHORIZATION, value);
+        }
+        let mut response = self
+            .fetcher
+            .open(request)
+            .await
+            .map_err(|e| e.to_string())?;
+        let status = response.status();
+        if !status.is_success() {
+            return Err(format!(
+                "the server answered HTTP {status} to a new initialize"
+            ));
+        }
+        let sid = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let mut parser = crate::sse::EventParser::new(self.max_frame_bytes);
+        let mut body = Vec::new();
+        while let Ok(Some(chunk)) = response.chunk().await {
+            for event in parser.push(&chunk) {
+                if let crate::sse::Event::Data(data) = event
+                    && let Ok(v) = bastion_core::json::parse_value(&data, self.max_depth)
+                {
+                    return Ok((v, sid));
+                }
+            }
+            body.extend_from_slice(&chunk);
+            if body.len() > self.max_frame_bytes {
+                break;
+            }
+        }
+        let answer = bastion_core::json::parse_value(&body, self.max_depth).unwrap_or(Value::Null);
+        Ok((answer, sid))
     }
 
     /// A JSON body: one message. Returns `true` when something was relayed.

@@ -761,8 +761,14 @@ impl WrapHost {
 
     /// [`WrapHost::start`] on the store at `store_url` with the config home `config_home`.
     fn start_at(args: &[&str], store_url: &str, config_home: &Path) -> Self {
+        Self::start_env(args, store_url, config_home, &[])
+    }
+
+    /// [`WrapHost::start_at`] with extra environment variables.
+    fn start_env(args: &[&str], store_url: &str, config_home: &Path, env: &[(&str, &str)]) -> Self {
         let mut child = Command::new(bin())
             .args(args)
+            .envs(env.iter().copied())
             .env("MCP_BASTION_STORE", store_url)
             .env("XDG_CONFIG_HOME", config_home)
             .stdin(Stdio::piped())

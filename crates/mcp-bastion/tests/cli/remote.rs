@@ -471,3 +471,77 @@ fn wrap_url_args<'a>(name: &'a str, url: &'a str) -> [&'a str; 6] {
         "--allow-http-loopback",
     ]
 }
+
+#[test]
+fn a_session_the_server_ended_is_reopened_with_the_hosts_initialize() {
+    // The listener restarts on the same address: the old Mcp-Session-Id is unknown there
+    // (404). The gateway opens a new session with the host's initialize and sends the call
+    // again; the host sees only the answer.
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("bastion.db");
+    let store_url = format!("sqlite://{}", store.display());
+    allow_tools_of(dir.path(), "py");
+    let tail: Vec<String> = std::iter::once("--".to_owned())
+        .chain(super::py_server())
+        .collect();
+    let first = super::serve::Served::start_with(dir.path(), &store_url, "py", &tail, &[]);
+    let url = first.url.clone();
+    let mut args = wrap_url_args("py", &url).to_vec();
+    args.extend(["--bearer-env", "MCP_TEST_BEARER"]);
+    let mut gw = super::WrapHost::start_env(
+        &args,
+        &store_url,
+        dir.path(),
+        &[("MCP_TEST_BEARER", first.token.as_str())],
+    );
+    let (init, _) = gw.request(
+        "initialize",
+        json!({"protocolVersion": "2025-11-25", "capabilities": {},
+               "clientInfo": {"name": "t", "version": "1"}}),
+    );
+    assert!(init["result"]["protocolVersion"].is_string(), "{init}");
+    gw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    assert!(gw.tool_names().contains(&"add".to_owned()));
+    let add = |gw: &mut super::WrapHost, a: i64| {
+        gw.request(
+            "tools/call",
+            json!({"name": "add", "arguments": {"a": a, "b": 1}}),
+        )
+        .0
+    };
+    assert_eq!(add(&mut gw, 1)["result"]["structuredContent"]["result"], 2);
+    let (code, _) = first.stop();
+    assert_eq!(code, Some(0));
+    let listen = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let second = super::serve::Served::listen_on(dir.path(), &store_url, "py", &listen, &tail, &[]);
+    assert_eq!(second.url, url);
+    let answer = add(&mut gw, 41);
+    assert_eq!(
+        answer["result"]["structuredContent"]["result"], 42,
+        "{answer}"
+    );
+    // Later calls go in the new session without another renewal.
+    assert_eq!(add(&mut gw, 2)["result"]["structuredContent"]["result"], 3);
+    gw.close();
+    let (_, err) = second.stop();
+    let sessions = err
+        .iter()
+        .filter(|l| l.contains("session") && l.contains("started"))
+        .count();
+    assert_eq!(
+        sessions, 1,
+        "one new session on the second listener: {err:?}"
+    );
+    let events = json_lines(
+        &["--json", "audit", "--server", "py", "--limit", "1000"],
+        &store,
+    );
+    let renewed = events
+        .iter()
+        .filter(|e| e["reason"] == "upstream_session_renewed")
+        .count();
+    assert_eq!(renewed, 1, "{events:?}");
+}

@@ -56,9 +56,21 @@ impl Served {
         tail: &[String],
         env: &[(&str, &str)],
     ) -> Self {
+        Self::listen_on(dir, store_url, name, "127.0.0.1:0", tail, env)
+    }
+
+    /// [`Served::start_with`] on `listen` (`127.0.0.1:0`: an ephemeral port).
+    pub(super) fn listen_on(
+        dir: &Path,
+        store_url: &str,
+        name: &str,
+        listen: &str,
+        tail: &[String],
+        env: &[(&str, &str)],
+    ) -> Self {
         let token_file = dir.join("serve-token");
         let mut child = Command::new(bin())
-            .args(["serve", "--listen", "127.0.0.1:0", "--name", name])
+            .args(["serve", "--listen", listen, "--name", name])
             .arg("--token-file")
             .arg(&token_file)
             .args(tail)
