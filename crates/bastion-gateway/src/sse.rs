@@ -1,7 +1,8 @@
 //! A bounded reader of `text/event-stream` bodies (WHATWG HTML §9.2.6 "Interpreting an
 //! event stream"), for MCP answers from a remote server. Only what MCP uses is kept:
-//! the `data` lines of each event, joined with LF; `event`, `id`, `retry` and comments
-//! are read past. Lines end with CRLF, LF or CR. Unlike general-purpose parsers it never
+//! the `data` lines of each event, joined with LF, and the stream's last event ID and
+//! reconnection time (`id`, `retry`: for resuming a dropped stream with `Last-Event-ID`,
+//! MCP 2025-11-25 Transports §Resumability); `event` and comments are read past. Lines end with CRLF, LF or CR. Unlike general-purpose parsers it never
 //! holds more than `max` bytes of one event: an event growing past it is cut off and
 //! reported as [`Event::TooLarge`] with its first bytes (the caller refuses it as an
 //! over-limit frame), and the rest of it is skipped.
@@ -33,7 +34,16 @@ pub(crate) struct EventParser {
     after_cr: bool,
     /// Bytes of the stream seen so far, up to 3 (a leading UTF-8 BOM is skipped).
     seen: usize,
+    /// The last event ID buffer (`id` field), kept across events.
+    id_buffer: Option<String>,
+    /// The last event ID as of the last dispatched event.
+    last_id: Option<String>,
+    /// The reconnection time the server asked for (`retry` field), in ms.
+    retry_ms: Option<u64>,
 }
+
+/// Longest `id` value kept (it goes back in a header): longer ones are ignored.
+const MAX_ID: usize = 1024;
 
 impl EventParser {
     /// A parser for events of at most `max` data bytes.
@@ -46,7 +56,22 @@ impl EventParser {
             oversized: false,
             after_cr: false,
             seen: 0,
+            id_buffer: None,
+            last_id: None,
+            retry_ms: None,
         }
+    }
+
+    /// The stream's last event ID (WHATWG: set when an event is dispatched, including
+    /// events without data, and kept until the server sets another); only IDs that can
+    /// go back as a `Last-Event-ID` field value (visible ASCII and spaces, at most 1 KiB).
+    pub(crate) fn last_event_id(&self) -> Option<&str> {
+        self.last_id.as_deref().filter(|id| !id.is_empty())
+    }
+
+    /// The reconnection time the server set with `retry` (ms), if any.
+    pub(crate) fn retry_ms(&self) -> Option<u64> {
+        self.retry_ms
     }
 
     /// Feeds `chunk`; returns the events it completed.
@@ -89,7 +114,8 @@ impl EventParser {
     fn end_line(&mut self, out: &mut Vec<Event>) {
         let line = std::mem::take(&mut self.line);
         if line.is_empty() {
-            // Blank line: dispatch.
+            // Blank line: dispatch (the last event ID is set even without data).
+            self.last_id.clone_from(&self.id_buffer);
             if self.has_data && !self.oversized {
                 out.push(Event::Data(std::mem::take(&mut self.data)));
             }
@@ -108,6 +134,22 @@ impl EventParser {
             }
             None => (&line[..], &[][..]),
         };
+        if field == b"id" {
+            // WHATWG: an id containing NULL is ignored; one we could not send back is too.
+            if let Ok(id) = std::str::from_utf8(value)
+                && id.len() <= MAX_ID
+                && id.bytes().all(|b| (0x20..0x7f).contains(&b))
+            {
+                self.id_buffer = Some(id.to_owned());
+            }
+            return;
+        }
+        if field == b"retry" {
+            if !value.is_empty() && value.iter().all(u8::is_ascii_digit) {
+                self.retry_ms = std::str::from_utf8(value).ok().and_then(|v| v.parse().ok());
+            }
+            return;
+        }
         if field == b"data" {
             if self.has_data {
                 self.data.push(b'\n');
@@ -140,6 +182,25 @@ impl EventParser {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_last_event_id_and_retry_are_kept_for_a_resume() {
+        let mut p = EventParser::new(1024);
+        // A priming event: an id and empty data (which the callers skip) sets the id.
+        assert_eq!(data(p.push(b"id: e0\ndata:\n\n")), [""]);
+        assert_eq!(p.last_event_id(), Some("e0"));
+        assert_eq!(data(p.push(b"retry: 250\nid: e1\ndata: one\n\n")), ["one"]);
+        assert_eq!((p.last_event_id(), p.retry_ms()), (Some("e1"), Some(250)));
+        // An event without an id keeps the last one; an id not yet dispatched is not it.
+        assert_eq!(data(p.push(b"data: two\n\nid: e3\n")), ["two"]);
+        assert_eq!(p.last_event_id(), Some("e1"));
+        // Ids that could not go back in a header, and bad retry values, are ignored.
+        p.push(b"\nid: a\x00b\nid: caf\xc3\xa9\nretry: 1s\ndata: x\n\n");
+        assert_eq!((p.last_event_id(), p.retry_ms()), (Some("e3"), Some(250)));
+        // An empty id resets it.
+        p.push(b"id\ndata: y\n\n");
+        assert_eq!(p.last_event_id(), None);
+    }
 
     fn data(events: Vec<Event>) -> Vec<String> {
         events

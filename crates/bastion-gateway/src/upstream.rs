@@ -520,6 +520,60 @@ impl Pump {
         Ok((answer, sid))
     }
 
+    /// The session's `GET` stream, resumed when it drops (MCP 2025-11-25 Transports
+    /// §Resumability and Redelivery): a new `GET` with `Last-Event-ID` set to the last
+    /// event ID the server gave, after its `retry` time (default 1 s, 100 ms to 30 s,
+    /// doubled per failed attempt). Ends when the server refuses the stream (405: it has
+    /// none; 404: the session is gone, the next `POST` renews it and starts a new
+    /// stream), after 5 connection failures in a row, or when the session changed.
+    async fn listen(self: Arc<Self>) {
+        let session = self.state().id.clone();
+        let mut parser = crate::sse::EventParser::new(self.max_frame_bytes);
+        let mut failures: u32 = 0;
+        loop {
+            let mut request = FetchRequest::get(self.url.clone()).follow_redirects(false);
+            let mut headers = self.headers_for(&Value::Null);
+            headers.insert(
+                reqwest::header::ACCEPT,
+                HeaderValue::from_static("text/event-stream"),
+            );
+            headers.remove(reqwest::header::CONTENT_TYPE);
+            if let Some(id) = parser
+                .last_event_id()
+                .and_then(|id| HeaderValue::from_str(id).ok())
+            {
+                headers.insert(HeaderName::from_static("last-event-id"), id);
+            }
+            if let (_, Some(value)) = self.bearer().await {
+                headers.insert(reqwest::header::AUTHORIZATION, value);
+            }
+            request.headers = headers;
+            match self.fetcher.open(request).await {
+                Ok(response) if response.status().is_success() => {
+                    failures = 0;
+                    let _ = self.relay_events_with(response, &mut parser).await;
+                }
+                Ok(_) => return,
+                Err(_) => {
+                    failures += 1;
+                    if failures >= 5 {
+                        eprintln!(
+                            "mcp-bastion[{}]: upstream: the server's event stream could not be reopened",
+                            self.name
+                        );
+                        return;
+                    }
+                }
+            }
+            if self.state().id != session {
+                return;
+            }
+            let base = parser.retry_ms().unwrap_or(1_000).clamp(100, 30_000);
+            let wait = base.saturating_mul(1 << failures.min(5)).min(30_000);
+            tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+        }
+    }
+
     /// A JSON body: one message. Returns `true` when something was relayed.
     async fn relay_body(&self, mut response: reqwest::Response) -> bool {
         let mut body = Vec::new();
@@ -546,8 +600,18 @@ impl Pump {
 
     /// An event stream: each event's data is one message (WHATWG HTML §9.2.6). Returns
     /// `true` when something was relayed.
-    async fn relay_events(&self, mut response: reqwest::Response) -> bool {
+    async fn relay_events(&self, response: reqwest::Response) -> bool {
         let mut parser = crate::sse::EventParser::new(self.max_frame_bytes);
+        self.relay_events_with(response, &mut parser).await
+    }
+
+    /// [`Pump::relay_events`] with the caller's parser (which keeps the stream's last
+    /// event ID and reconnection time for a resume).
+    async fn relay_events_with(
+        &self,
+        mut response: reqwest::Response,
+        parser: &mut crate::sse::EventParser,
+    ) -> bool {
         let mut relayed = false;
         loop {
             let Ok(Some(chunk)) = response.chunk().await else {
@@ -576,7 +640,7 @@ impl Pump {
         relayed
     }
 
-    /// Legacy era: opens the session's `GET` stream once (the server's own requests and
+    /// Legacy era: opens the session's `GET` stream (the server's own requests and
     /// notifications); a server without one (405) simply has none.
     fn after_initialize(this: &Arc<Self>) {
         {
@@ -587,24 +651,7 @@ impl Pump {
             st.listening = true;
         }
         let pump = this.clone();
-        let task = tokio::spawn(async move {
-            let mut request = FetchRequest::get(pump.url.clone()).follow_redirects(false);
-            let mut headers = pump.headers_for(&Value::Null);
-            headers.insert(
-                reqwest::header::ACCEPT,
-                HeaderValue::from_static("text/event-stream"),
-            );
-            headers.remove(reqwest::header::CONTENT_TYPE);
-            if let (_, Some(value)) = pump.bearer().await {
-                headers.insert(reqwest::header::AUTHORIZATION, value);
-            }
-            request.headers = headers;
-            if let Ok(response) = pump.fetcher.open(request).await
-                && response.status().is_success()
-            {
-                let _ = pump.relay_events(response).await;
-            }
-        });
+        let task = tokio::spawn(async move { pump.listen().await });
         *this
             .listener
             .lock()

@@ -179,21 +179,7 @@ fn requests_a_remote_server_never_answers_do_not_wedge_the_gateway() {
     let mut text = std::fs::read_to_string(&config).unwrap();
     text.push_str("\n[limits]\ntool_call_timeout_ms = 1000\n");
     std::fs::write(&config, text).unwrap();
-    let mut server = Killed(
-        Command::new("python3")
-            .arg(workspace().join("crates/mcp-bastion/tests/e2e/hanging_http_server.py"))
-            .arg("70")
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap(),
-    );
-    let mut first = String::new();
-    BufReader::new(server.0.stderr.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
-    let port = first.trim().rsplit(' ').next().unwrap().to_owned();
-    let url = format!("http://127.0.0.1:{port}/mcp");
+    let (_server, url) = python_http_server("hanging_http_server.py", &["70"]);
     let (mut gw, init) = wrap_url("hang", &url, &store, dir.path());
     assert!(init.get("result").is_some(), "{init}");
     gw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
@@ -234,6 +220,30 @@ fn requests_a_remote_server_never_answers_do_not_wedge_the_gateway() {
 
 /// A child process killed (and reaped) when the test ends, even on a failed assertion.
 struct Killed(std::process::Child);
+
+/// `tests/e2e/SCRIPT ARGS…`, a Python HTTP server that prints `listening on PORT` first
+/// on stderr; killed when the first value drops. The second is its `/mcp` URL.
+fn python_http_server(script: &str, args: &[&str]) -> (Killed, String) {
+    let mut server = Killed(
+        Command::new("python3")
+            .arg(
+                workspace()
+                    .join("crates/mcp-bastion/tests/e2e")
+                    .join(script),
+            )
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let mut first = String::new();
+    BufReader::new(server.0.stderr.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    let port = first.trim().rsplit(' ').next().unwrap().to_owned();
+    (server, format!("http://127.0.0.1:{port}/mcp"))
+}
 
 impl Drop for Killed {
     fn drop(&mut self) {
@@ -544,4 +554,32 @@ fn a_session_the_server_ended_is_reopened_with_the_hosts_initialize() {
         .filter(|e| e["reason"] == "upstream_session_renewed")
         .count();
     assert_eq!(renewed, 1, "{events:?}");
+}
+
+#[test]
+fn a_dropped_event_stream_is_resumed_with_last_event_id() {
+    // The server's GET stream closes after each event; the gateway reopens it with the
+    // last event id, so no server message is lost and none comes twice.
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("bastion.db");
+    let (_server, url) = python_http_server("resume_http_server.py", &[]);
+    let (mut gw, init) = wrap_url("resume", &url, &store, dir.path());
+    assert!(init.get("result").is_some(), "{init}");
+    gw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let seen: Vec<String> = (0..3)
+        .map(|_| {
+            let m = gw.recv();
+            assert_eq!(m["method"], "notifications/message", "{m}");
+            m["params"]["data"].as_str().unwrap().to_owned()
+        })
+        .collect();
+    assert_eq!(
+        seen,
+        [
+            "stream 1 after first",
+            "stream 2 after e1",
+            "stream 3 after e2"
+        ]
+    );
+    gw.close();
 }
