@@ -376,7 +376,16 @@ impl Pump {
                     .is_some_and(|t| t.eq_ignore_ascii_case("text/event-stream"))
             });
         let answered = if event_stream {
-            self.relay_events(response).await
+            let mut parser = crate::sse::EventParser::new(self.max_frame_bytes);
+            let got = self
+                .relay_events_with(response, &mut parser, request_id)
+                .await;
+            match request_id {
+                Some(want) if !got.answer && parser.last_event_id().is_some() => {
+                    self.poll_for_answer(&mut parser, want).await
+                }
+                _ => got.any,
+            }
         } else {
             self.relay_body(response).await
         };
@@ -531,27 +540,10 @@ impl Pump {
         let mut parser = crate::sse::EventParser::new(self.max_frame_bytes);
         let mut failures: u32 = 0;
         loop {
-            let mut request = FetchRequest::get(self.url.clone()).follow_redirects(false);
-            let mut headers = self.headers_for(&Value::Null);
-            headers.insert(
-                reqwest::header::ACCEPT,
-                HeaderValue::from_static("text/event-stream"),
-            );
-            headers.remove(reqwest::header::CONTENT_TYPE);
-            if let Some(id) = parser
-                .last_event_id()
-                .and_then(|id| HeaderValue::from_str(id).ok())
-            {
-                headers.insert(HeaderName::from_static("last-event-id"), id);
-            }
-            if let (_, Some(value)) = self.bearer().await {
-                headers.insert(reqwest::header::AUTHORIZATION, value);
-            }
-            request.headers = headers;
-            match self.fetcher.open(request).await {
+            match self.fetcher.open(self.stream_request(&parser).await).await {
                 Ok(response) if response.status().is_success() => {
                     failures = 0;
-                    let _ = self.relay_events_with(response, &mut parser).await;
+                    let _ = self.relay_events_with(response, &mut parser, None).await;
                 }
                 Ok(_) => return,
                 Err(_) => {
@@ -598,21 +590,65 @@ impl Pump {
         true
     }
 
-    /// An event stream: each event's data is one message (WHATWG HTML §9.2.6). Returns
-    /// `true` when something was relayed.
-    async fn relay_events(&self, response: reqwest::Response) -> bool {
-        let mut parser = crate::sse::EventParser::new(self.max_frame_bytes);
-        self.relay_events_with(response, &mut parser).await
+    /// A `GET` for an event stream of the session, resuming after the last event id
+    /// `parser` saw (`Last-Event-ID`), if any.
+    async fn stream_request(&self, parser: &crate::sse::EventParser) -> FetchRequest {
+        let mut request = FetchRequest::get(self.url.clone()).follow_redirects(false);
+        let mut headers = self.headers_for(&Value::Null);
+        headers.insert(
+            reqwest::header::ACCEPT,
+            HeaderValue::from_static("text/event-stream"),
+        );
+        headers.remove(reqwest::header::CONTENT_TYPE);
+        if let Some(id) = parser
+            .last_event_id()
+            .and_then(|id| HeaderValue::from_str(id).ok())
+        {
+            headers.insert(HeaderName::from_static("last-event-id"), id);
+        }
+        if let (_, Some(value)) = self.bearer().await {
+            headers.insert(reqwest::header::AUTHORIZATION, value);
+        }
+        request.headers = headers;
+        request
     }
 
-    /// [`Pump::relay_events`] with the caller's parser (which keeps the stream's last
-    /// event ID and reconnection time for a resume).
+    /// A `POST`'s event stream ended before the answer to request `want`, after giving
+    /// an event id (MCP 2025-11-25 Transports §Resumability: a server may close it and
+    /// the client polls): `GET`s with `Last-Event-ID` after the server's `retry` time
+    /// (default 1 s, 50 ms to 30 s), relaying what comes, until the answer arrives (`true`),
+    /// the server refuses (`false`), or 5 attempts in a row bring nothing. The `POST`'s
+    /// deadline bounds it all.
+    async fn poll_for_answer(&self, parser: &mut crate::sse::EventParser, want: &Value) -> bool {
+        let mut idle: u32 = 0;
+        while idle < 5 {
+            let wait = parser.retry_ms().unwrap_or(1_000).clamp(50, 30_000);
+            tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+            match self.fetcher.open(self.stream_request(parser).await).await {
+                Ok(response) if response.status().is_success() => {
+                    let got = self.relay_events_with(response, parser, Some(want)).await;
+                    if got.answer {
+                        return true;
+                    }
+                    idle = if got.any { 0 } else { idle + 1 };
+                }
+                Ok(_) => return false,
+                Err(_) => idle += 1,
+            }
+        }
+        false
+    }
+
+    /// An event stream: each event's data is one message (WHATWG HTML §9.2.6), relayed
+    /// as it comes; `parser` keeps the stream's last event ID and reconnection time for a
+    /// resume. `want`: the id of the request whose answer is awaited, if any.
     async fn relay_events_with(
         &self,
         mut response: reqwest::Response,
         parser: &mut crate::sse::EventParser,
-    ) -> bool {
-        let mut relayed = false;
+        want: Option<&Value>,
+    ) -> Relayed {
+        let mut relayed = Relayed::default();
         loop {
             let Ok(Some(chunk)) = response.chunk().await else {
                 break;
@@ -623,8 +659,11 @@ impl Pump {
                         if data.iter().all(u8::is_ascii_whitespace) {
                             continue;
                         }
+                        if want.is_some_and(|w| answers(&data, w)) {
+                            relayed.answer = true;
+                        }
                         self.to_host(&data).await;
-                        relayed = true;
+                        relayed.any = true;
                     }
                     crate::sse::Event::TooLarge(prefix) => {
                         // Hand the relay an over-limit line: it refuses it and answers
@@ -632,7 +671,11 @@ impl Pump {
                         let mut line = prefix;
                         line.resize(self.max_frame_bytes + 1, b' ');
                         self.to_host(&line).await;
-                        relayed = true;
+                        // The relay answers the request from the prefix (or it times out).
+                        relayed = Relayed {
+                            any: true,
+                            answer: want.is_some(),
+                        };
                     }
                 }
             }
@@ -776,6 +819,21 @@ impl Pump {
         )
         .await;
     }
+}
+
+/// What an event stream brought.
+#[derive(Debug, Default, Clone, Copy)]
+struct Relayed {
+    /// At least one message was relayed.
+    any: bool,
+    /// The awaited request's answer was among them.
+    answer: bool,
+}
+
+/// `true` when `data` is a response (no `method`) to request `id`.
+fn answers(data: &[u8], id: &Value) -> bool {
+    serde_json::from_slice::<Value>(data)
+        .is_ok_and(|v| v.get("method").is_none() && v.get("id") == Some(id))
 }
 
 /// `data` as one line for the relay: raw CR/LF are JSON whitespace in valid JSON

@@ -583,3 +583,25 @@ fn a_dropped_event_stream_is_resumed_with_last_event_id() {
     );
     gw.close();
 }
+
+#[test]
+fn an_answer_the_server_sends_after_closing_the_post_stream_is_polled_for() {
+    // The server ends each tools/call stream after a priming event id; the answer is
+    // fetched with GET + Last-Event-ID (2025-11-25 resumability), not lost or refused.
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("bastion.db");
+    allow_tools_of(dir.path(), "poll");
+    let (_server, url) = python_http_server("resume_http_server.py", &["poll"]);
+    let (mut gw, init) = wrap_url("poll", &url, &store, dir.path());
+    assert!(init.get("result").is_some(), "{init}");
+    gw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    assert_eq!(gw.tool_names(), ["slow"]);
+    for _ in 0..2 {
+        let (answer, _) = gw.request("tools/call", json!({"name": "slow", "arguments": {}}));
+        assert_eq!(
+            answer["result"]["content"][0]["text"], "polled slow",
+            "{answer}"
+        );
+    }
+    gw.close();
+}

@@ -4,6 +4,11 @@ after each event and expects the client to resume with Last-Event-ID. Each strea
 one `notifications/message` naming what it resumed after (`first` when it had no
 Last-Event-ID), with an event id and `retry: 100`, then closes; the third stream stays
 open. Prints `listening on PORT` to stderr.
+
+With `poll` as its argument it tests resuming a POST's stream instead: a `tools/call`
+is answered with an event stream holding only a priming event (an id, `retry: 50`, empty
+data) and then closed; the answer comes on a GET carrying that id as Last-Event-ID. The
+session's own GET stream (no Last-Event-ID) stays open and silent.
 """
 import json
 import sys
@@ -12,7 +17,9 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 SESSION = "resume-session-1"
+POLL = sys.argv[1:] == ["poll"]
 streams = 0
+pending = {}
 lock = threading.Lock()
 
 
@@ -47,13 +54,42 @@ class Handler(BaseHTTPRequestHandler):
         if "id" not in msg:
             self.answer(202)
             return
-        out = json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": {}}).encode()
+        if POLL and method == "tools/call":
+            with lock:
+                event_id = "p%d" % (len(pending) + 1)
+                text = "polled %s" % msg["params"]["name"]
+                pending[event_id] = {"jsonrpc": "2.0", "id": msg["id"],
+                                     "result": {"content": [{"type": "text", "text": text}]}}
+            self.answer(200, ("id: %s\nretry: 50\ndata: \n\n" % event_id).encode(),
+                        ctype="text/event-stream", extra=[("Connection", "close")])
+            self.close_connection = True
+            return
+        if method == "tools/list":
+            result = {"tools": [{"name": "slow", "description": "Answers later.",
+                                 "inputSchema": {"type": "object"}}]}
+        else:
+            result = {}
+        out = json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}).encode()
         self.answer(200, out)
 
     def do_GET(self):
         global streams
         if self.headers.get("Mcp-Session-Id") != SESSION:
             self.answer(404)
+            return
+        if POLL:
+            answer = pending.pop(self.headers.get("Last-Event-ID", ""), None)
+            if answer is None:
+                # The session's own stream: open and silent.
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.end_headers()
+                self.wfile.flush()
+                time.sleep(3600)
+                return
+            body = ("id: done\ndata: %s\n\n" % json.dumps(answer)).encode()
+            self.answer(200, body, ctype="text/event-stream", extra=[("Connection", "close")])
+            self.close_connection = True
             return
         with lock:
             streams += 1
