@@ -49,7 +49,7 @@ pub(super) async fn accept_loop(
         };
         // Answers are small writes (the event, then the end of the chunked body): without
         // TCP_NODELAY, Nagle's algorithm holds the last one until the client's delayed
-        // ACK (~40 ms per request, measured with scripts/load_serve.py).
+        // ACK (~40 ms per request, measured with a Python load driver).
         let _ = tcp.set_nodelay(true);
         let service = hyper_util::service::TowerToHyperService::new(app.clone());
         connections.spawn(async move {
