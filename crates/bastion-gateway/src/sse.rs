@@ -69,6 +69,18 @@ impl EventParser {
         self.last_id.as_deref().filter(|id| !id.is_empty())
     }
 
+    /// Starts a new connection's stream (WHATWG: an event not finished when a stream
+    /// ends is discarded; a new stream starts with no partial line, may start with a
+    /// BOM): everything but the last event ID and the reconnection time is reset.
+    pub(crate) fn reset_stream(&mut self) {
+        *self = Self {
+            id_buffer: self.last_id.clone(),
+            last_id: self.last_id.take(),
+            retry_ms: self.retry_ms,
+            ..Self::new(self.max)
+        };
+    }
+
     /// The reconnection time the server set with `retry` (ms), if any.
     pub(crate) fn retry_ms(&self) -> Option<u64> {
         self.retry_ms
@@ -200,6 +212,18 @@ mod tests {
         // An empty id resets it.
         p.push(b"id\ndata: y\n\n");
         assert_eq!(p.last_event_id(), None);
+    }
+
+    #[test]
+    fn a_new_stream_drops_the_unfinished_event_and_keeps_the_last_id() {
+        let mut p = EventParser::new(1024);
+        p.push(b"retry: 70\nid: e1\ndata: one\n\nid: e2\ndata: {\"jsonrpc\":\"2.0\",\"meth");
+        p.reset_stream();
+        assert_eq!((p.last_event_id(), p.retry_ms()), (Some("e1"), Some(70)));
+        // The next stream (with a BOM) is read from scratch; an event without an id
+        // keeps e1 as the last id.
+        assert_eq!(data(p.push(b"\xEF\xBB\xBFdata: two\n\n")), ["two"]);
+        assert_eq!(p.last_event_id(), Some("e1"));
     }
 
     fn data(events: Vec<Event>) -> Vec<String> {

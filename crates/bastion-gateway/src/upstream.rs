@@ -36,8 +36,9 @@ struct SessionState {
     id: Option<String>,
     /// The negotiated legacy protocol version.
     version: Option<String>,
-    /// The `GET` stream was started.
-    listening: bool,
+    /// The `GET` stream's task, once started (under the same lock as `id`, so a renewal
+    /// and a start cannot leave two streams running).
+    listener: Option<tokio::task::JoinHandle<()>>,
     /// The host's `initialize` that opened the session, to open a new one with when the
     /// server ends it (404).
     initialize: Option<Vec<u8>>,
@@ -51,13 +52,16 @@ struct Pump {
     max_frame_bytes: usize,
     /// JSON nesting limit for the answers the pump reads itself (`limits.max_depth`).
     max_depth: usize,
-    to_relay: tokio::sync::Mutex<WriteHalf<DuplexStream>>,
+    /// Whole lines for the relay, written by one task: a writer cancelled mid-message
+    /// (an aborted stream, a request's deadline) can never leave half a line.
+    to_relay: tokio::sync::mpsc::Sender<Vec<u8>>,
     state: Mutex<SessionState>,
     name: String,
-    /// The `GET` stream's task, ended with the pump.
-    listener: Mutex<Option<tokio::task::JoinHandle<()>>>,
     /// Held while a lost session is re-initialized (one renewal at a time); counts them.
     renewals: tokio::sync::Mutex<u64>,
+    /// Requests whose answer is being polled for (`Id` as JSON text) → answer seen on
+    /// any stream.
+    polled: Mutex<std::collections::HashMap<String, bool>>,
     /// Where the gateway's own refusals of an unreachable server are recorded (the relay
     /// records the answer it forwards like any server error; this says who wrote it).
     audit: crate::audit::AuditSink,
@@ -84,6 +88,8 @@ pub(crate) fn start(
     };
     let (relay_side, pump_side) = tokio::io::duplex(256 * 1024);
     let (from_relay, to_relay) = tokio::io::split(pump_side);
+    let (lines, writer) = tokio::sync::mpsc::channel(16);
+    tokio::spawn(write_lines(writer, to_relay));
     let pump = Arc::new(Pump {
         fetcher: remote.fetcher.clone(),
         oauth: remote.oauth.clone(),
@@ -91,11 +97,11 @@ pub(crate) fn start(
         extra: remote.headers.clone(),
         max_frame_bytes,
         max_depth: limits.max_depth,
-        to_relay: tokio::sync::Mutex::new(to_relay),
+        to_relay: lines,
         state: Mutex::new(SessionState::default()),
         name: name.to_owned(),
-        listener: Mutex::new(None),
         renewals: tokio::sync::Mutex::new(0),
+        polled: Mutex::new(std::collections::HashMap::new()),
         audit,
     });
     let task = tokio::spawn(async move {
@@ -130,12 +136,7 @@ pub(crate) fn start(
         })
         .await;
         posts.abort_all();
-        if let Some(task) = pump
-            .listener
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take()
-        {
+        if let Some(task) = pump.state().listener.take() {
             task.abort();
         }
         pump.end_session().await;
@@ -247,6 +248,23 @@ impl Pump {
             drop(response);
             if let Err(detail) = self.renew_session(&stale).await {
                 self.unavailable(request_id.as_ref(), &detail).await;
+                return;
+            }
+            if request_id.is_none() {
+                // A notification or the host's answer to the ended session's request:
+                // it means nothing in the new session (an answer could even meet another
+                // request there with the same id). Dropped, and recorded.
+                self.audit
+                    .record(bastion_store::AuditEvent {
+                        direction: "host_to_server".into(),
+                        message_kind: Some("session".into()),
+                        method: msg.get("method").and_then(Value::as_str).map(str::to_owned),
+                        verdict: "block".into(),
+                        reason: Some("upstream_session_renewed".into()),
+                        bytes: i64::try_from(frame.len()).unwrap_or(i64::MAX),
+                        ..bastion_store::AuditEvent::default()
+                    })
+                    .await;
                 return;
             }
             let Some((again, _)) = self.send(&frame, &msg, request_id.as_ref()).await else {
@@ -366,26 +384,27 @@ impl Pump {
             self.unavailable(request_id, &detail).await;
             return;
         }
-        let event_stream = response
-            .headers()
-            .get(reqwest::header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|ct| {
-                ct.trim_start()
-                    .get(..17)
-                    .is_some_and(|t| t.eq_ignore_ascii_case("text/event-stream"))
-            });
+        let event_stream = is_event_stream(&response);
         let answered = if event_stream {
             let mut parser = crate::sse::EventParser::new(self.max_frame_bytes);
+            // Watched from the start: the answer may come on the session's own stream.
+            let key = request_id.map(Value::to_string);
+            if let Some(k) = &key {
+                self.polled().insert(k.clone(), false);
+            }
             let got = self
                 .relay_events_with(response, &mut parser, request_id)
                 .await;
-            match request_id {
+            let answered = match request_id {
                 Some(want) if !got.answer && parser.last_event_id().is_some() => {
                     self.poll_for_answer(&mut parser, want).await
                 }
                 _ => got.any,
+            };
+            if let Some(k) = &key {
+                self.polled().remove(k);
             }
+            answered
         } else {
             self.relay_body(response).await
         };
@@ -408,24 +427,17 @@ impl Pump {
     /// A sentence for the host's -32054 answer when no new session could be opened.
     async fn renew_session(self: &Arc<Self>, stale: &str) -> Result<(), String> {
         let mut renewals = self.renewals.lock().await;
+        // The stale id stays until the new session is ready: messages sent meanwhile get
+        // their own 404 and wait here, and a renewal that fails or is cut short (the
+        // request's deadline) leaves the next message to try again.
         let init = {
-            let mut state = self.state();
+            let state = self.state();
             if state.id.as_deref() != Some(stale) {
                 // Another message renewed it meanwhile: just send again.
                 return Ok(());
             }
-            state.id = None;
-            state.listening = false;
             state.initialize.clone()
         };
-        if let Some(task) = self
-            .listener
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take()
-        {
-            task.abort();
-        }
         let lost = "the server ended the session (HTTP 404)";
         let Some(Ok(Value::Object(mut init))) = init.map(|f| serde_json::from_slice::<Value>(&f))
         else {
@@ -438,7 +450,7 @@ impl Pump {
         );
         let init = Value::Object(init);
         let frame = serde_json::to_vec(&init).map_err(|e| e.to_string())?;
-        let (answer, sid) = self.exchange(&init, frame).await?;
+        let (answer, sid) = self.exchange(&init, frame, None).await?;
         let negotiated = answer
             .pointer("/result/protocolVersion")
             .and_then(Value::as_str);
@@ -452,11 +464,17 @@ impl Pump {
         let Some(sid) = sid else {
             return Err(format!("{lost} and the new one has no Mcp-Session-Id"));
         };
-        self.state().id = Some(sid);
         let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
         let frame = serde_json::to_vec(&initialized).map_err(|e| e.to_string())?;
         // Its 202 carries nothing to read.
-        drop(self.exchange(&initialized, frame).await);
+        drop(self.exchange(&initialized, frame, Some(&sid)).await);
+        {
+            let mut state = self.state();
+            state.id = Some(sid);
+            if let Some(task) = state.listener.take() {
+                task.abort();
+            }
+        }
         Self::after_initialize(self);
         eprintln!(
             "mcp-bastion[{}]: upstream: {lost}; a new session was opened",
@@ -475,16 +493,22 @@ impl Pump {
         Ok(())
     }
 
-    /// `POST`s one message of the gateway's own and reads the first message of the
-    /// answer (JSON body or event stream, within `max_frame_bytes`) with the answer's
-    /// `Mcp-Session-Id`; nothing reaches the host.
+    /// `POST`s one message of the gateway's own in session `session` (none: without
+    /// `Mcp-Session-Id`) and reads the first message of the answer (JSON body or event
+    /// stream, within `max_frame_bytes`) with the answer's `Mcp-Session-Id`; nothing
+    /// reaches the host.
     async fn exchange(
         &self,
         msg: &Value,
         frame: Vec<u8>,
+        session: Option<&str>,
     ) -> Result<(Value, Option<String>), String> {
         let mut request = FetchRequest::post(self.url.clone(), "application/json", frame);
         request.headers = self.headers_for(msg);
+        request.headers.remove("mcp-session-id");
+        if let Some(v) = session.and_then(|s| HeaderValue::from_str(s).ok()) {
+            request.headers.insert("mcp-session-id", v);
+        }
         if msg.get("method").and_then(Value::as_str) == Some("initialize") {
             // As the host's first initialize went: the body names the version it asks for.
             request.headers.remove("mcp-protocol-version");
@@ -540,22 +564,29 @@ impl Pump {
         let mut parser = crate::sse::EventParser::new(self.max_frame_bytes);
         let mut failures: u32 = 0;
         loop {
+            parser.reset_stream();
             match self.fetcher.open(self.stream_request(&parser).await).await {
-                Ok(response) if response.status().is_success() => {
-                    failures = 0;
-                    let _ = self.relay_events_with(response, &mut parser, None).await;
-                }
-                Ok(_) => return,
-                Err(_) => {
-                    failures += 1;
-                    if failures >= 5 {
-                        eprintln!(
-                            "mcp-bastion[{}]: upstream: the server's event stream could not be reopened",
-                            self.name
-                        );
-                        return;
+                Ok(response) if response.status().is_success() && is_event_stream(&response) => {
+                    let opened = std::time::Instant::now();
+                    let got = self.relay_events_with(response, &mut parser, None).await;
+                    // A stream that ends at once with nothing in it counts as a failure:
+                    // a server cannot keep the gateway reconnecting forever.
+                    if got.any || opened.elapsed() >= std::time::Duration::from_secs(5) {
+                        failures = 0;
+                    } else {
+                        failures += 1;
                     }
                 }
+                Ok(response) if response.status().is_success() => failures += 1,
+                Ok(_) => return,
+                Err(_) => failures += 1,
+            }
+            if failures >= 5 {
+                eprintln!(
+                    "mcp-bastion[{}]: upstream: the server's event stream could not be reopened",
+                    self.name
+                );
+                return;
             }
             if self.state().id != session {
                 return;
@@ -613,30 +644,45 @@ impl Pump {
         request
     }
 
-    /// A `POST`'s event stream ended before the answer to request `want`, after giving
+    /// A `POST`'s event stream ended before the answer to request `want` (registered in
+    /// `polled` by the caller), after giving
     /// an event id (MCP 2025-11-25 Transports §Resumability: a server may close it and
     /// the client polls): `GET`s with `Last-Event-ID` after the server's `retry` time
     /// (default 1 s, 50 ms to 30 s), relaying what comes, until the answer arrives (`true`),
     /// the server refuses (`false`), or 5 attempts in a row bring nothing. The `POST`'s
     /// deadline bounds it all.
+    /// An answer that arrives on another stream (the session's `GET` stream) ends the
+    /// polling too, and is not followed by an error of the gateway's own.
     async fn poll_for_answer(&self, parser: &mut crate::sse::EventParser, want: &Value) -> bool {
+        let key = want.to_string();
+        let answered_elsewhere = || self.polled().get(&key).copied().unwrap_or(false);
         let mut idle: u32 = 0;
-        while idle < 5 {
+        let mut answered = false;
+        while idle < 5 && !answered {
             let wait = parser.retry_ms().unwrap_or(1_000).clamp(50, 30_000);
             tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+            if answered_elsewhere() {
+                answered = true;
+                break;
+            }
+            parser.reset_stream();
             match self.fetcher.open(self.stream_request(parser).await).await {
                 Ok(response) if response.status().is_success() => {
                     let got = self.relay_events_with(response, parser, Some(want)).await;
-                    if got.answer {
-                        return true;
-                    }
+                    answered = got.answer || answered_elsewhere();
                     idle = if got.any { 0 } else { idle + 1 };
                 }
-                Ok(_) => return false,
+                Ok(_) => break,
                 Err(_) => idle += 1,
             }
         }
-        false
+        answered || answered_elsewhere()
+    }
+
+    fn polled(&self) -> std::sync::MutexGuard<'_, std::collections::HashMap<String, bool>> {
+        self.polled
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// An event stream: each event's data is one message (WHATWG HTML §9.2.6), relayed
@@ -662,6 +708,7 @@ impl Pump {
                         if want.is_some_and(|w| answers(&data, w)) {
                             relayed.answer = true;
                         }
+                        self.note_polled_answer(&data);
                         self.to_host(&data).await;
                         relayed.any = true;
                     }
@@ -683,32 +730,38 @@ impl Pump {
         relayed
     }
 
+    /// Marks a polled request answered when `data` is its answer (whatever stream
+    /// brought it).
+    fn note_polled_answer(&self, data: &[u8]) {
+        let mut polled = self.polled();
+        if polled.is_empty() {
+            return;
+        }
+        if let Ok(v) = serde_json::from_slice::<Value>(data)
+            && v.get("method").is_none()
+            && let Some(seen) = v.get("id").and_then(|id| polled.get_mut(&id.to_string()))
+        {
+            *seen = true;
+        }
+    }
+
     /// Legacy era: opens the session's `GET` stream (the server's own requests and
     /// notifications); a server without one (405) simply has none.
     fn after_initialize(this: &Arc<Self>) {
-        {
-            let mut st = this.state();
-            if st.listening || st.id.is_none() {
-                return;
-            }
-            st.listening = true;
+        let mut st = this.state();
+        if st.listener.is_some() || st.id.is_none() {
+            return;
         }
         let pump = this.clone();
-        let task = tokio::spawn(async move { pump.listen().await });
-        *this
-            .listener
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(task);
+        st.listener = Some(tokio::spawn(async move { pump.listen().await }));
     }
 
-    /// Writes one message for the relay, as one line.
+    /// Hands one message to the line writer for the relay.
     async fn to_host(&self, data: &[u8]) {
-        let line = one_line(data);
+        let mut line = one_line(data);
         self.note_version(&line);
-        let mut out = self.to_relay.lock().await;
-        let _ = out.write_all(&line).await;
-        let _ = out.write_all(b"\n").await;
-        let _ = out.flush().await;
+        line.push(b'\n');
+        let _ = self.to_relay.send(line).await;
     }
 
     /// Legacy era: the version an `initialize` answer negotiated goes in
@@ -819,6 +872,31 @@ impl Pump {
         )
         .await;
     }
+}
+
+/// Writes whole lines for the relay until every sender is gone.
+async fn write_lines(
+    mut lines: tokio::sync::mpsc::Receiver<Vec<u8>>,
+    mut out: WriteHalf<DuplexStream>,
+) {
+    while let Some(line) = lines.recv().await {
+        if out.write_all(&line).await.is_err() || out.flush().await.is_err() {
+            break;
+        }
+    }
+}
+
+/// `true` for a `text/event-stream` response.
+fn is_event_stream(response: &reqwest::Response) -> bool {
+    response
+        .headers()
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|ct| {
+            ct.trim_start()
+                .get(..17)
+                .is_some_and(|t| t.eq_ignore_ascii_case("text/event-stream"))
+        })
 }
 
 /// What an event stream brought.

@@ -114,8 +114,9 @@ pub(crate) fn check_version(
             ));
         }
     }
+    // Decoded like Mcp-Name (a broken `=?base64?…?=` decodes to nothing and so differs).
     if let Some(h) = view.header_text("mcp-method")
-        && method != Some(h)
+        && method != decode_header_value(h).ok().as_deref()
     {
         out.push(Rejection::new(
             RefusalStatus::BadRequest,

@@ -528,6 +528,10 @@ fn a_session_the_server_ended_is_reopened_with_the_hosts_initialize() {
         .to_owned();
     let second = super::serve::Served::listen_on(dir.path(), &store_url, "py", &listen, &tail, &[]);
     assert_eq!(second.url, url);
+    // A notification first: it meant something only in the ended session, so after the
+    // renewal it is dropped (recorded), not replayed.
+    gw.send(&json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}));
+    std::thread::sleep(Duration::from_millis(500));
     let answer = add(&mut gw, 41);
     assert_eq!(
         answer["result"]["structuredContent"]["result"], 42,
@@ -549,11 +553,18 @@ fn a_session_the_server_ended_is_reopened_with_the_hosts_initialize() {
         &["--json", "audit", "--server", "py", "--limit", "1000"],
         &store,
     );
-    let renewed = events
-        .iter()
-        .filter(|e| e["reason"] == "upstream_session_renewed")
-        .count();
-    assert_eq!(renewed, 1, "{events:?}");
+    let renewed = |direction: &str| {
+        events
+            .iter()
+            .filter(|e| e["reason"] == "upstream_session_renewed" && e["direction"] == direction)
+            .count()
+    };
+    assert_eq!(renewed("gateway"), 1, "{events:?}");
+    assert_eq!(
+        renewed("host_to_server"),
+        1,
+        "the dropped notification: {events:?}"
+    );
 }
 
 #[test]
@@ -604,4 +615,39 @@ fn an_answer_the_server_sends_after_closing_the_post_stream_is_polled_for() {
         );
     }
     gw.close();
+}
+
+#[test]
+fn an_answer_that_comes_on_the_session_stream_ends_the_polling_without_a_second_answer() {
+    // The POST stream closes after its event id, the resumed GETs bring nothing, and the
+    // answer arrives on the session's own GET stream: the host gets it once, and no
+    // -32054 of the gateway's own follows when the polling gives up.
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("bastion.db");
+    allow_tools_of(dir.path(), "poll");
+    let (_server, url) = python_http_server("resume_http_server.py", &["elsewhere"]);
+    let (mut gw, init) = wrap_url("poll", &url, &store, dir.path());
+    assert!(init.get("result").is_some(), "{init}");
+    gw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    assert_eq!(gw.tool_names(), ["slow"]);
+    let (answer, _) = gw.request("tools/call", json!({"name": "slow", "arguments": {}}));
+    assert_eq!(
+        answer["result"]["content"][0]["text"], "polled slow",
+        "{answer}"
+    );
+    // Longer than five empty polls (50 ms each plus the GET): anything extra would be here.
+    std::thread::sleep(Duration::from_millis(1500));
+    let (next, notes) = gw.request("tools/list", json!({}));
+    assert!(next.get("result").is_some(), "{next}");
+    assert!(notes.is_empty(), "no second answer: {notes:?}");
+    gw.close();
+    // Not even one the relay would drop as unsolicited: the gateway wrote no error.
+    let events = json_lines(
+        &["--json", "audit", "--server", "poll", "--limit", "1000"],
+        &store,
+    );
+    assert!(
+        !events.iter().any(|e| e["reason"] == "upstream_unavailable"),
+        "{events:?}"
+    );
 }

@@ -9,6 +9,9 @@ With `poll` as its argument it tests resuming a POST's stream instead: a `tools/
 is answered with an event stream holding only a priming event (an id, `retry: 50`, empty
 data) and then closed; the answer comes on a GET carrying that id as Last-Event-ID. The
 session's own GET stream (no Last-Event-ID) stays open and silent.
+
+With `elsewhere` the answers of such calls come on the session's own GET stream instead,
+and a GET with Last-Event-ID gets an empty stream.
 """
 import json
 import sys
@@ -17,7 +20,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 SESSION = "resume-session-1"
-POLL = sys.argv[1:] == ["poll"]
+POLL = sys.argv[1:2] in (["poll"], ["elsewhere"])
+ELSEWHERE = sys.argv[1:2] == ["elsewhere"]
 streams = 0
 pending = {}
 lock = threading.Lock()
@@ -76,6 +80,24 @@ class Handler(BaseHTTPRequestHandler):
         global streams
         if self.headers.get("Mcp-Session-Id") != SESSION:
             self.answer(404)
+            return
+        if ELSEWHERE:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            if self.headers.get("Last-Event-ID"):
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            self.end_headers()
+            self.wfile.flush()
+            for _ in range(36000):
+                with lock:
+                    answers = list(pending.values())
+                    pending.clear()
+                for answer in answers:
+                    self.wfile.write(("data: %s\n\n" % json.dumps(answer)).encode())
+                    self.wfile.flush()
+                time.sleep(0.1)
             return
         if POLL:
             answer = pending.pop(self.headers.get("Last-Event-ID", ""), None)
