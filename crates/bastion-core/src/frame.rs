@@ -134,8 +134,9 @@ impl FrameDecoder {
                     });
                 }
             } else if !self.buf.is_empty() {
-                self.buf.reserve_exact(1);
-                emit(std::mem::take(&mut self.buf), out);
+                let mut frame = std::mem::take(&mut self.buf);
+                fit(&mut frame);
+                emit(frame, out);
             }
         }
     }
@@ -154,6 +155,20 @@ impl FrameDecoder {
     }
 }
 
+/// A frame assembled from several reads grew by doubling, so up to half of its
+/// allocation is spare; it then waits in queues bounded by its length (the outbox, the
+/// audit worker), where the spare half would double what the bound admits. Gives the
+/// spare capacity back (an in-place shrink in the allocator) and keeps one byte for the
+/// newline the relay appends when it forwards the frame.
+fn fit(frame: &mut Vec<u8>) {
+    let want = frame.len() + 1;
+    if frame.capacity() - frame.len() > frame.len() / 8 {
+        frame.shrink_to(want);
+    } else {
+        frame.reserve_exact(1);
+    }
+}
+
 fn emit(frame: Vec<u8>, out: &mut Vec<FrameEvent>) {
     if !frame.iter().all(u8::is_ascii_whitespace) {
         out.push(FrameEvent::Frame(frame));
@@ -163,6 +178,29 @@ fn emit(frame: Vec<u8>, out: &mut Vec<FrameEvent>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_frame_read_in_many_chunks_keeps_little_spare_capacity() {
+        let mut dec = FrameDecoder::new(4 << 20);
+        let mut out = Vec::new();
+        let body = vec![b'x'; 1_100_000]; // just past 1 MiB: doubling would leave ~1 MB spare
+        for piece in body.chunks(128 * 1024) {
+            dec.push(piece, &mut out);
+        }
+        assert!(out.is_empty());
+        dec.push(b"\n", &mut out);
+        let [FrameEvent::Frame(frame)] = out.as_slice() else {
+            panic!("one frame expected: {out:?}");
+        };
+        assert_eq!(frame.len(), body.len());
+        assert!(
+            frame.capacity() <= body.len() + body.len() / 8,
+            "capacity {} for a frame of {} bytes",
+            frame.capacity(),
+            frame.len()
+        );
+        assert!(frame.capacity() > frame.len(), "room for the newline");
+    }
 
     fn run(limit: usize, chunks: &[&[u8]]) -> Vec<FrameEvent> {
         let mut d = FrameDecoder::new(limit);

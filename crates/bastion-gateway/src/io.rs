@@ -128,7 +128,7 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
 }
 
 /// Bytes that may wait in one outbox before senders are held back.
-const OUTBOX_BUDGET: usize = 4 * 1024 * 1024;
+const OUTBOX_BUDGET: usize = 1024 * 1024;
 
 /// One queued frame (newline included) and the share of the byte budget it holds until
 /// written. Shared, so a caller can keep reading a large frame (to digest it) without a

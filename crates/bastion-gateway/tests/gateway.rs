@@ -615,7 +615,7 @@ async fn a_server_that_stops_reading_cannot_hang_the_host() {
     h.init().await;
     let r = h.call("stop_reading", json!({})).await;
     assert_eq!(r["result"]["content"][0]["text"], "going deaf");
-    // 24 requests of ~900 KiB: more than the pipe and the gateway's 8 MiB queue hold.
+    // 24 requests of ~900 KiB: more than the pipe and the gateway's queues hold.
     let big = "A".repeat(900 * 1024);
     let started = std::time::Instant::now();
     for i in 0..24 {

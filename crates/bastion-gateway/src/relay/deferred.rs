@@ -79,7 +79,7 @@ impl Relay {
 /// Jobs that may wait for the worker.
 const DEFERRED_JOBS: usize = 64;
 /// Frame bytes the waiting jobs may hold, bytes.
-const DEFERRED_BYTES: usize = 8 * 1024 * 1024;
+const DEFERRED_BYTES: usize = 2 * 1024 * 1024;
 
 impl Deferred {
     pub(super) fn start(audit: AuditSink) -> Self {
