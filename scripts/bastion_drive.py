@@ -17,7 +17,8 @@ FAULT_SERVER = os.path.join(ROOT, "crates/bastion-gateway/tests/servers/fault_se
 
 def default_binary():
     target = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-    return os.path.join(target, "release", "mcp-bastion")
+    # The build users install (`cargo build --profile dist -p mcp-bastion`).
+    return os.path.join(target, "dist", "mcp-bastion")
 
 
 def proc_status(pid):

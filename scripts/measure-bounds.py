@@ -3,7 +3,7 @@
 docs/failure-modes.md: a 64 MiB line each way, 100,000 pipelined host requests, 10,000
 tools in one list, a 100,000-deep schema, a server dribbling one byte per 50 ms.
 
-Usage: scripts/measure-bounds.py [PATH/TO/mcp-bastion]   (default: release build)
+Usage: scripts/measure-bounds.py [PATH/TO/mcp-bastion]   (default: the dist build)
 Prints one row per scenario: gateway VmHWM (peak RSS) in MiB, wall time, outcome.
 """
 import sys

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Runs the end-to-end stdio benchmark harness (drive.py, echo_server.py, relay.py,
+# summarize.py: the shared bench directory) for `direct`, the trivial Python `relay` and
+# `mcp-bastion wrap`, interleaved for ROUNDS rounds, and prints the summary table (medians,
+# ratios to `direct` of the same run).
+#
+# Usage: scripts/bench-harness.sh BENCH_DIR [ROUNDS] [MCP_BASTION_BINARY]
+#   BENCH_DIR           the directory holding drive.py and echo_server.py
+#   ROUNDS              default 3
+#   MCP_BASTION_BINARY  default target/dist/mcp-bastion, the build users install (make it
+#                       with `cargo build --profile dist -p mcp-bastion` first)
+#
+# The gateway runs with its defaults except two settings the harness needs, written to a
+# throwaway config: the echo tool declares no annotations, so Bastion would ask before each
+# call (a rule allows it), and the 1 MiB phase checks that a whole 1 MiB text arrives, which
+# `max_text_bytes` (256 KiB by default) would truncate. Each gateway run gets a fresh
+# SQLite store, so start-up includes creating it.
+#
+# Run it on an otherwise idle machine: the figures are ratios of two processes sharing the
+# cores. Do not pause fuzzers with SIGSTOP to make room: libFuzzer's per-input timer keeps
+# running and reports every paused input as a timeout; stop them with SIGINT instead.
+set -euo pipefail
+bench=${1:?usage: scripts/bench-harness.sh BENCH_DIR [ROUNDS] [MCP_BASTION_BINARY]}
+rounds=${2:-3}
+binary=$(realpath "${3:-target/dist/mcp-bastion}")
+[ -x "$binary" ] || { echo "no executable at $binary" >&2; exit 2; }
+[ -f "$bench/drive.py" ] || { echo "no drive.py in $bench" >&2; exit 2; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cat >"$work/config.toml" <<'EOF'
+[limits]
+max_text_bytes = 4194304
+
+[servers.bench.tools."echo"]
+action = "allow"
+EOF
+out="$work/runs.jsonl"
+cd "$bench"
+for round in $(seq 1 "$rounds"); do
+  echo "round $round/$rounds" >&2
+  python3 drive.py --label direct -- python3 echo_server.py >>"$out"
+  python3 drive.py --label relay -- python3 relay.py -- python3 echo_server.py >>"$out"
+  rm -f "$work"/store.db*
+  MCP_BASTION_CONFIG="$work/config.toml" MCP_BASTION_STORE="$work/store.db" \
+    python3 drive.py --label bastion -- "$binary" wrap --name bench -- python3 echo_server.py >>"$out"
+done
+python3 summarize.py "$out"
