@@ -99,9 +99,11 @@ pub(crate) fn check_version(
         }
     }
     // A field that is present but not visible ASCII text cannot agree with the body; it
-    // must not count as absent either.
+    // must not count as absent either. A TAB, valid in field values (RFC 9110 §5.5), is
+    // refused inside these two: SEP-2243 sends such values in the `=?base64?…?=` form.
+    let param_text = |name| view.header_text(name).filter(|t| !t.contains('\t'));
     for name in ["mcp-method", "mcp-name"] {
-        if matches!(view.header(name), Lookup::One(_)) && view.header_text(name).is_none() {
+        if matches!(view.header(name), Lookup::One(_)) && param_text(name).is_none() {
             out.push(Rejection::new(
                 RefusalStatus::BadRequest,
                 Code::HttpHeaderMismatch,
@@ -110,12 +112,12 @@ pub(crate) fn check_version(
                 } else {
                     "/headers/Mcp-Name"
                 },
-                "the header is not visible ASCII text (a non-ASCII value goes as =?base64?…?=); refused".to_owned(),
+                "the header is not visible ASCII text (a value with non-ASCII characters or a TAB goes as =?base64?…?=); refused".to_owned(),
             ));
         }
     }
     // Decoded like Mcp-Name (a broken `=?base64?…?=` decodes to nothing and so differs).
-    if let Some(h) = view.header_text("mcp-method")
+    if let Some(h) = param_text("mcp-method")
         && method != decode_header_value(h).ok().as_deref()
     {
         out.push(Rejection::new(
@@ -129,7 +131,7 @@ pub(crate) fn check_version(
             ),
         ));
     }
-    if let Some(field) = view.header_text("mcp-name") {
+    if let Some(field) = param_text("mcp-name") {
         let named = params.and_then(|p| match method {
             Some("resources/read") => p.get("uri"),
             _ => p.get("name"),
