@@ -5,7 +5,7 @@
 # ratios to `direct` of the same run).
 #
 # Usage: scripts/bench-harness.sh BENCH_DIR [ROUNDS] [MCP_BASTION_BINARY]
-#   BENCH_DIR           the directory holding drive.py and echo_server.py
+#   BENCH_DIR           the directory holding drive.py, echo_server.py, relay.py, summarize.py
 #   ROUNDS              default 3
 #   MCP_BASTION_BINARY  default target/dist/mcp-bastion, the build users install (make it
 #                       with `cargo build --profile dist -p mcp-bastion` first)
@@ -22,9 +22,12 @@
 set -euo pipefail
 bench=${1:?usage: scripts/bench-harness.sh BENCH_DIR [ROUNDS] [MCP_BASTION_BINARY]}
 rounds=${2:-3}
-binary=$(realpath "${3:-target/dist/mcp-bastion}")
-[ -x "$binary" ] || { echo "no executable at $binary" >&2; exit 2; }
-[ -f "$bench/drive.py" ] || { echo "no drive.py in $bench" >&2; exit 2; }
+binary=${3:-target/dist/mcp-bastion}
+[ -x "$binary" ] || { echo "no executable at $binary (cargo build --profile dist -p mcp-bastion)" >&2; exit 2; }
+binary=$(realpath "$binary")
+for f in drive.py echo_server.py relay.py summarize.py; do
+  [ -f "$bench/$f" ] || { echo "no $f in $bench (the shared bench directory)" >&2; exit 2; }
+done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cat >"$work/config.toml" <<'EOF'
