@@ -241,7 +241,7 @@ finding_codes! {
     /// Control, whitespace, invisible or backslash characters in a URL.
     UrlInvalidCharacter => "url_invalid_character", "a URL contains control, whitespace, invisible characters or a backslash (parsers and shells read it differently); refused";
     /// Not an absolute URL.
-    UrlMalformed => "url_malformed", "the text is not an absolute URL with a host (WHATWG URL Standard); refused";
+    UrlMalformed => "url_malformed", "the text is not an absolute URL with a host (WHATWG URL Standard), or its normalized form reads differently when parsed again (two readings, two destinations); refused";
     /// Scheme not allowed.
     UrlSchemeNotAllowed => "url_scheme_not_allowed", "a URL scheme other than https (http only to loopback when allow_loopback_http); refused";
     /// User information in a URL.

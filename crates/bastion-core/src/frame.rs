@@ -110,6 +110,8 @@ impl FrameDecoder {
                 prefix.truncate(PREFIX_KEEP);
                 let room = PREFIX_KEEP.saturating_sub(prefix.len());
                 prefix.extend_from_slice(&piece[..piece.len().min(room)]);
+                // The buffer it came from may hold up to the frame limit.
+                prefix.shrink_to_fit();
                 self.discarding = Some(Discard {
                     seen,
                     prefix,
@@ -150,7 +152,8 @@ impl FrameDecoder {
                 prefix: d.prefix,
             });
         }
-        let buf = std::mem::take(&mut self.buf);
+        let mut buf = std::mem::take(&mut self.buf);
+        fit(&mut buf);
         (!buf.iter().all(u8::is_ascii_whitespace)).then_some(FrameEvent::Frame(buf))
     }
 }
@@ -200,6 +203,35 @@ mod tests {
             frame.len()
         );
         assert!(frame.capacity() > frame.len(), "room for the newline");
+    }
+
+    #[test]
+    fn a_final_frame_and_an_oversized_prefix_keep_little_spare_capacity() {
+        let body = vec![b'x'; 1_100_000];
+        let mut dec = FrameDecoder::new(4 << 20);
+        let mut out = Vec::new();
+        for piece in body.chunks(128 * 1024) {
+            dec.push(piece, &mut out);
+        }
+        let Some(FrameEvent::Frame(last)) = dec.finish() else {
+            panic!("the unterminated frame is returned at the end");
+        };
+        assert!(
+            last.capacity() <= body.len() + body.len() / 8,
+            "{}",
+            last.capacity()
+        );
+
+        let mut dec = FrameDecoder::new(1 << 20);
+        for piece in body.chunks(128 * 1024) {
+            dec.push(piece, &mut out);
+        }
+        dec.push(b"\n", &mut out);
+        let [FrameEvent::Oversized { prefix, .. }] = out.as_slice() else {
+            panic!("one oversized event expected: {out:?}");
+        };
+        assert_eq!(prefix.len(), PREFIX_KEEP);
+        assert!(prefix.capacity() < 2 * PREFIX_KEEP, "{}", prefix.capacity());
     }
 
     fn run(limit: usize, chunks: &[&[u8]]) -> Vec<FrameEvent> {

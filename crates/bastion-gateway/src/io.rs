@@ -130,6 +130,12 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
 /// Bytes that may wait in one outbox before senders are held back.
 const OUTBOX_BUDGET: usize = 1024 * 1024;
 
+/// Bytes of Bastion's own answers (refusals, error responses) that may wait in one
+/// outbox besides [`OUTBOX_BUDGET`]. Answers take this separate share so the task that
+/// reads a peer never waits behind a large frame queued for that peer: a server blocked
+/// writing its output while Bastion waits to write to it would otherwise deadlock.
+const REPLY_BUDGET: usize = 64 * 1024;
+
 /// One queued frame (newline included) and the share of the byte budget it holds until
 /// written. Shared, so a caller can keep reading a large frame (to digest it) without a
 /// copy.
@@ -154,6 +160,7 @@ pub(crate) enum Sent {
 pub(crate) struct Outbox {
     tx: mpsc::Sender<Outgoing>,
     budget: Arc<Semaphore>,
+    replies: Arc<Semaphore>,
 }
 
 impl Outbox {
@@ -163,6 +170,7 @@ impl Outbox {
             Self {
                 tx,
                 budget: Arc::new(Semaphore::new(OUTBOX_BUDGET)),
+                replies: Arc::new(Semaphore::new(REPLY_BUDGET)),
             },
             rx,
         )
@@ -185,6 +193,32 @@ impl Outbox {
             .is_ok()
     }
 
+    /// Queues one of Bastion's own answers (a newline is appended) without waiting,
+    /// from the separate [`REPLY_BUDGET`] share: it is written in order with everything
+    /// else but never waits behind a large queued frame. Returns `false` (dropping it)
+    /// when that share is used up too (the peer has not read 64 KiB of answers) or the
+    /// writer is gone, giving the frame back (without the newline) so the caller can
+    /// wait with [`Outbox::send`] or audit the loss.
+    pub(crate) fn try_send_reply(&self, mut frame: Vec<u8>) -> Result<(), Vec<u8>> {
+        let permit = u32::try_from(frame.len() + 1)
+            .ok()
+            .and_then(|want| self.replies.clone().try_acquire_many_owned(want).ok());
+        let Some(permit) = permit else {
+            return Err(frame);
+        };
+        frame.push(b'\n');
+        self.tx
+            .try_send(Outgoing {
+                bytes: Arc::new(frame),
+                _permit: permit,
+            })
+            .map_err(|e| {
+                let mut frame = Arc::try_unwrap(e.into_inner().bytes).unwrap_or_default();
+                frame.pop();
+                frame
+            })
+    }
+
     /// Queues `frame`, waiting at most `wait` for room. A peer that does not read for that
     /// long gets [`Sent::Full`] instead of holding the caller (and everything queued behind
     /// it) indefinitely.
@@ -202,6 +236,12 @@ impl Outbox {
     /// Queues `frame` (a newline is appended). Waits while the budget is used up.
     /// Returns `false` when the writer is gone (the peer closed its end).
     pub(crate) async fn send(&self, mut frame: Vec<u8>) -> bool {
+        // A frame serialized here grew by doubling; the queue counts its length, so a
+        // large spare half would wait uncounted. Given back before it queues.
+        let spare = frame.capacity() - frame.len();
+        if spare > 4096 && spare > frame.len() / 8 {
+            frame.shrink_to(frame.len() + 1);
+        }
         frame.push(b'\n');
         self.send_shared(Arc::new(frame)).await
     }
@@ -252,4 +292,51 @@ pub(crate) async fn write_frames<W: AsyncWrite + Unpin>(
     }
     w.flush().await?;
     w.shutdown().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn answers_pass_a_full_outbox_until_their_own_share_is_used_up() {
+        let (outbox, mut rx) = Outbox::new();
+        // A frame as large as the whole budget, not yet written: other senders wait.
+        assert!(outbox.send(vec![b'x'; OUTBOX_BUDGET]).await);
+        let waiting = outbox.send_within(b"{}".to_vec(), std::time::Duration::from_millis(20));
+        assert_eq!(waiting.await, Sent::Full);
+        // Answers still go out, in order behind it, up to their own 64 KiB.
+        let answer = vec![b'a'; 1023];
+        let mut queued = 0;
+        let refused = loop {
+            match outbox.try_send_reply(answer.clone()) {
+                Ok(()) => queued += 1,
+                Err(back) => break back,
+            }
+        };
+        assert_eq!(queued, REPLY_BUDGET / 1024);
+        assert_eq!(refused, answer, "a refused answer is given back unchanged");
+        assert_eq!(rx.recv().await.unwrap().bytes.len(), OUTBOX_BUDGET + 1);
+        let first = rx.recv().await.unwrap();
+        assert_eq!(first.bytes.len(), 1024);
+        assert_eq!(first.bytes.last(), Some(&b'\n'));
+        drop(first);
+        // A written answer frees its share again.
+        assert!(outbox.try_send_reply(answer).is_ok());
+    }
+
+    #[tokio::test]
+    async fn a_queued_frame_gives_back_the_spare_half_of_its_allocation() {
+        let (outbox, mut rx) = Outbox::new();
+        let mut frame = Vec::with_capacity(2 << 20);
+        frame.resize(600_000, b'x');
+        assert!(outbox.send(frame).await);
+        let queued = rx.recv().await.unwrap();
+        assert_eq!(queued.bytes.len(), 600_001);
+        assert!(
+            queued.bytes.capacity() < 700_000,
+            "{}",
+            queued.bytes.capacity()
+        );
+    }
 }

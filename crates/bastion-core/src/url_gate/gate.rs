@@ -98,7 +98,31 @@ fn judge(raw: &str, policy: &UrlPolicy, path: &str, out: &mut UrlAssessment) {
             return;
         }
     };
-    out.normalized = Some(url.as_str().to_owned());
+    // The WHATWG serialization is not always a fixed point (rust-url issue #1101: a
+    // `file:` host followed by an empty segment and a drive letter reparses without its
+    // host). A URL whose normalized form reads differently a second time names two
+    // destinations: refused, and no normalized form is reported for it (the other checks
+    // still run on the first reading).
+    match Url::parse(url.as_str()) {
+        Ok(again) if again.as_str() == url.as_str() => {
+            out.normalized = Some(url.as_str().to_owned());
+        }
+        again => {
+            let reads_as = again.map_or_else(
+                |e| format!("does not parse at all ({e})"),
+                |a| format!("reads as `{}`", shown(a.as_str())),
+            );
+            push(
+                Code::UrlMalformed,
+                Severity::High,
+                format!(
+                    "`{}` normalizes to `{}`, which {reads_as} when parsed again: parsers disagree about where it leads; refused",
+                    shown(raw),
+                    shown(url.as_str())
+                ),
+            );
+        }
+    }
     let loopback_host = match url.host() {
         Some(Host::Domain(d)) => {
             let d = d.trim_end_matches('.');

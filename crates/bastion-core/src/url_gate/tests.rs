@@ -198,3 +198,30 @@ fn redirect_hops_to_another_site_are_reported() {
     let broken = assess("not a url", &p, "/r");
     assert_eq!(judge_redirect(&from, &broken, "/r"), None);
 }
+
+#[test]
+fn a_normalized_form_that_reads_differently_when_parsed_again_is_refused() {
+    for raw in [
+        "file://h//c:/x",
+        "file://h//c|/x",
+        "file://h/x/..//c:/",
+        "file://samlrespo\t\t//s\t:/payq.example",
+    ] {
+        for policy in [UrlPolicy::default(), UrlPolicy::navigate()] {
+            let a = assess(raw, &policy, "/url");
+            assert_eq!(a.normalized, None, "{raw:?}");
+            assert_eq!(a.verdict, Verdict::Block, "{raw:?}");
+            assert!(
+                a.findings.iter().any(
+                    |f| f.code == Code::UrlMalformed && f.message.contains("when parsed again")
+                ),
+                "{raw:?}: {:?}",
+                a.findings
+            );
+        }
+    }
+    // A stable form keeps its normalized text; only its scheme is refused.
+    let a = assess("file:///c:/x", &UrlPolicy::default(), "/url");
+    assert_eq!(a.normalized.as_deref(), Some("file:///c:/x"));
+    assert!(a.findings.iter().all(|f| f.code != Code::UrlMalformed));
+}

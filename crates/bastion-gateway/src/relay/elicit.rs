@@ -177,7 +177,7 @@ impl Relay {
                 self.name,
                 codes_of(&review.findings)
             );
-            self.to_server.send(frame).await;
+            self.reply_to_server(frame, Some(raw_id)).await;
             return None;
         }
         let asked = match (review.form, url_ask) {

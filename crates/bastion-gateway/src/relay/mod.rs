@@ -421,7 +421,12 @@ impl Relay {
         extra: Value,
     ) {
         let frame = envelope::error_response(id, code, message, self.data(reason, extra));
-        self.to_host.send(frame).await;
+        // The answer takes the outbox's separate share first, so the task reading the
+        // host does not wait behind server output the host has not read yet; only when
+        // 64 KiB of answers are unread too does it wait (the host is owed this answer).
+        if let Err(frame) = self.to_host.try_send_reply(frame) {
+            self.to_host.send(frame).await;
+        }
     }
 
     /// Forwards `frame` to the server, waiting at most `wait` (nothing while the server is
@@ -438,8 +443,30 @@ impl Relay {
         sent
     }
 
+    /// Answers the server with a JSON-RPC error, never waiting for room: the callers read
+    /// one of the two pipes, and waiting on the server's input while it waits on its
+    /// output would hold both ([`Outbox::try_send_reply`]).
     async fn answer_server(&self, id: Option<&Value>, code: i64, message: &str, reason: &str) {
         let frame = envelope::error_response(id, code, message, self.data(reason, Value::Null));
-        self.to_server.send(frame).await;
+        self.reply_to_server(frame, id).await;
+    }
+
+    /// Queues one of Bastion's own answers to the server without waiting; when the server
+    /// has left 64 KiB of answers unread, the answer is dropped and audited
+    /// (`upstream_not_reading`, its id and size).
+    async fn reply_to_server(&self, frame: Vec<u8>, id: Option<&Value>) {
+        let bytes = frame.len();
+        if self.to_server.try_send_reply(frame).is_ok() {
+            return;
+        }
+        let mut ev = Ev::new(H2S, "error", Verdict::Block, bytes).reason("upstream_not_reading");
+        if let Some(id) = id {
+            ev = ev.id(id);
+        }
+        self.audit.record(ev.0).await;
+        eprintln!(
+            "mcp-bastion[{}]: the server is not reading its input; an error answer to it was dropped",
+            self.name
+        );
     }
 }

@@ -208,6 +208,52 @@ async fn a_64_mib_host_line_is_refused_while_reading() {
     h.finish().await;
 }
 
+/// A server that stops reading while a large host request waits for it, and meanwhile
+/// sends a request Bastion refuses and then a lot of output: the refusal must not wait
+/// behind the queued request (the server, blocked writing, would never read it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refusal_to_a_server_that_is_not_reading_does_not_stop_the_relay() {
+    let mut h = Host::start(fault_server(&[]), Limits::default()).await;
+    init(&mut h).await;
+    h.send_raw(&call_frame(60, "stall_reading")).await;
+    // More than the server's 1 MiB outbox, in a request the server answers briefly.
+    let pad = "b".repeat(700_000);
+    for id in [61, 62] {
+        h.send_raw(
+            &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "padded", "pad": pad}}})
+                .to_string(),
+        )
+        .await;
+    }
+    let got = answers(&mut h, &[60, 61, 62], Duration::from_secs(20)).await;
+    assert_eq!(
+        got[0].1["result"]["content"][0]["text"], "stalled",
+        "{}",
+        got[0].1
+    );
+    for (_, m) in &got[1..] {
+        assert_eq!(m["result"]["content"][0]["text"], "padded", "{m}");
+    }
+    let (_, store) = h.finish().await;
+    let events = store
+        .audit_events(&AuditQuery {
+            limit: Some(10_000),
+            ..AuditQuery::default()
+        })
+        .await
+        .unwrap();
+    let refused: Vec<_> = events
+        .iter()
+        .filter(|e| e.request_id.as_deref() == Some("\"mcp-bastion-stall\""))
+        .map(|e| (e.direction.as_str(), e.reason.as_deref()))
+        .collect();
+    assert_eq!(
+        refused,
+        [("server_to_host", Some("invalid_envelope"))],
+        "the reserved-id request was refused, and its refusal delivered, not dropped"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_64_mib_server_line_is_refused_while_reading() {
     let mut h = Host::start(fault_server(&[]), Limits::default()).await;
@@ -235,7 +281,7 @@ async fn ten_thousand_tools_are_listed_sorted() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names.len(), 10_006, "10,000 + the six fault tools");
+    assert_eq!(names.len(), 10_007, "10,000 + the seven fault tools");
     assert!(names.windows(2).all(|w| w[0] < w[1]), "sorted by name");
     let r = h.call("t09999", json!({})).await;
     assert!(r.get("result").is_some(), "{r}");

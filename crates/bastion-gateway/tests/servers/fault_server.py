@@ -10,6 +10,9 @@ exit_now          exits with code 5 without answering (other requests stay pendi
 slow              never answers (the request stays pending)
 dribble           writes its answer one byte every FAULT_DRIBBLE_MS (default 200) ms
 huge              answers with one text of FAULT_HUGE_BYTES (default 64 MiB) bytes
+stall_reading     stops reading its input for 0.5 s, then sends a request whose id uses
+                  the prefix Bastion reserves (so Bastion refuses it back), then writes
+                  2 MiB of notifications/message, then answers; only then reads again
 
 tools/list answers FAULT_TOOLS (default 3) tools named t00000, t00001, ... in reverse
 order, then the six tools above; with FAULT_SCHEMA_DEPTH set, one more tool "deep" whose inputSchema nests that
@@ -49,7 +52,7 @@ def tools():
               for i in reversed(range(TOOLS))]
     listed.append({"name": "echo", "description": "Echoes the text argument.",
                    "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}})
-    for name in ("crash_mid_frame", "exit_now", "slow", "dribble", "huge"):
+    for name in ("crash_mid_frame", "exit_now", "slow", "dribble", "huge", "stall_reading"):
         listed.append({"name": name, "description": "Fault: %s." % name.replace("_", " "),
                        "inputSchema": {"type": "object"}})
     if DEPTH:
@@ -81,6 +84,14 @@ def call(rid, name, args):
             out.flush()
             time.sleep(DRIBBLE)
         return
+    if name == "stall_reading":
+        time.sleep(0.5)
+        send({"jsonrpc": "2.0", "id": "mcp-bastion-stall", "method": "ping"})
+        for i in range(256):
+            send({"jsonrpc": "2.0", "method": "notifications/message",
+                  "params": {"level": "info", "data": "%d %s" % (i, "n" * 8192)}})
+        send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "stalled"}]}})
+        return
     if name == "huge":
         send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "a" * HUGE}]}})
         return
@@ -100,6 +111,8 @@ def main():
         if rid is None:
             log(json.dumps(msg, separators=(",", ":")))
             continue
+        if method is None:
+            continue  # an answer to one of the server's own requests
         if method == "initialize":
             send({"jsonrpc": "2.0", "id": rid, "result": {
                 "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
