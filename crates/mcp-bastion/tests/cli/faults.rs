@@ -355,9 +355,22 @@ os.execvp(sys.argv[2], sys.argv[2:])\n";
 fn a_full_disk_fails_tool_calls_closed_and_is_reported_once() {
     let dir = tempfile::tempdir().unwrap();
     let (db, log) = (dir.path().join("b.db"), dir.path().join("fault.log"));
-    // Room for the schema and a few audit transactions, then every write of the store
-    // (its WAL grows with each commit) fails.
-    let limit = 512 * 1024;
+    // A store with history, written without a limit: schema, pins, one call's audit.
+    let mut g = Gateway::start(&db, &log, "");
+    let r = g.call("echo");
+    assert_eq!(r["result"]["content"][0]["text"], "echo", "{r}");
+    drop(g.stdin.take());
+    assert_eq!(g.wait(Duration::from_secs(10)).0, Some(0));
+    let before = audit(&db).len();
+    // Room for a few more audit transactions (the WAL grows by at least a page with
+    // each commit), then every write of the store fails. Measured from the store, so
+    // the test does not depend on how much the schema or the server's tools take.
+    let largest = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|f| f.unwrap().metadata().unwrap().len())
+        .max()
+        .unwrap();
+    let limit = largest + 64 * 1024;
     let launcher = [
         "python3".to_owned(),
         "-c".to_owned(),
@@ -387,7 +400,11 @@ fn a_full_disk_fails_tool_calls_closed_and_is_reported_once() {
         assert!(f.metadata().unwrap().len() <= limit, "{:?}", f.path());
     }
     assert_eq!(integrity(&db), "ok");
-    assert!(!audit(&db).is_empty());
+    let after = audit(&db).len();
+    assert!(
+        after > before,
+        "nothing was committed under the limit: {before} then {after}"
+    );
 }
 
 /// `true` when this test process runs as root (file modes do not bind it).
