@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FAULT_SERVER = os.path.join(ROOT, "crates/bastion-gateway/tests/servers/fault_server.py")
@@ -31,6 +32,29 @@ def proc_status(pid):
                 fields[key] = int(value.split()[0])
     fields["fds"] = len(os.listdir("/proc/%d/fd" % pid))
     return fields
+
+
+def soak(duration, interval, columns, sample, traffic):
+    """Runs `traffic(n)` (one round, returns the requests it sent) for `duration`
+    seconds; every `interval` seconds appends `(elapsed_s, *sample(), requests)` to the
+    samples and prints it as a CSV line under the header `elapsed_s,COLUMNS,requests`.
+    Returns the samples and the number of rounds."""
+    started = time.monotonic()
+    next_sample = started
+    samples = []
+    requests = n = 0
+    print("elapsed_s,%s,requests" % ",".join(columns), flush=True)
+    while True:
+        now = time.monotonic()
+        if now >= next_sample:
+            samples.append((now - started, *sample(), requests))
+            print(",".join("%.0f" % v if i == 0 else "%d" % v
+                           for i, v in enumerate(samples[-1])), flush=True)
+            next_sample += interval
+            if now - started >= duration:
+                return samples, n
+        requests += traffic(n)
+        n += 1
 
 
 class Gateway:

@@ -12,9 +12,8 @@ Output: CSV lines `elapsed_s,rss_kib,hwm_kib,fds,requests`, then a summary of th
 sample after warm-up (60 s) and the last one.
 """
 import argparse
-import time
 
-from bastion_drive import Gateway, default_binary
+from bastion_drive import Gateway, default_binary, soak
 
 
 def round_of_traffic(g, n):
@@ -42,23 +41,12 @@ def main():
     args = ap.parse_args()
     g = Gateway(args.binary, config="\n[limits]\ntool_call_timeout_ms = 2000\n")
     g.init()
-    started = time.monotonic()
-    next_sample = started
-    samples = []
-    requests = n = 0
-    print("elapsed_s,rss_kib,hwm_kib,fds,requests", flush=True)
-    while True:
-        now = time.monotonic()
-        if now >= next_sample:
-            s = g.status()
-            elapsed = now - started
-            samples.append((elapsed, s["VmRSS"], s["VmHWM"], s["fds"], requests))
-            print("%.0f,%d,%d,%d,%d" % samples[-1], flush=True)
-            next_sample += args.interval
-            if elapsed >= args.duration:
-                break
-        requests += round_of_traffic(g, n)
-        n += 1
+    def sample():
+        s = g.status()
+        return s["VmRSS"], s["VmHWM"], s["fds"]
+
+    samples, _ = soak(args.duration, args.interval, ("rss_kib", "hwm_kib", "fds"), sample,
+                      lambda n: round_of_traffic(g, n))
     code = g.close()
     warm = next((s for s in samples if s[0] >= 60), samples[0])
     last = samples[-1]

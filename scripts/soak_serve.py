@@ -29,7 +29,7 @@ import tempfile
 import threading
 import time
 
-from bastion_drive import FAULT_SERVER, default_binary, proc_status
+from bastion_drive import FAULT_SERVER, default_binary, proc_status, soak
 
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "soak", "version": "1"}}
@@ -223,24 +223,12 @@ def main():
     args = ap.parse_args()
     l = Listener(args.binary)
     keeper = Session(l)
-    started = time.monotonic()
-    next_sample = started
-    samples = []
-    requests = n = 0
-    print("elapsed_s,rss_kib,hwm_kib,fds,servers,requests", flush=True)
-    while True:
-        now = time.monotonic()
-        if now >= next_sample:
-            st = proc_status(l.proc.pid)
-            elapsed = now - started
-            samples.append((elapsed, st["VmRSS"], st["VmHWM"], st["fds"], l.servers(),
-                            requests))
-            print("%.0f,%d,%d,%d,%d,%d" % samples[-1], flush=True)
-            next_sample += args.interval
-            if elapsed >= args.duration:
-                break
-        requests += round_of_traffic(l, keeper, n)
-        n += 1
+    def sample():
+        st = proc_status(l.proc.pid)
+        return st["VmRSS"], st["VmHWM"], st["fds"], l.servers()
+
+    samples, n = soak(args.duration, args.interval, ("rss_kib", "hwm_kib", "fds", "servers"),
+                      sample, lambda n: round_of_traffic(l, keeper, n))
     keeper.end()
     code = l.stop()
     warm = next((s for s in samples if s[0] >= 60), samples[0])
