@@ -196,7 +196,7 @@ def round_of_traffic(l, keeper, n):
     assert status in (200, 400), status
     r = s.request("tools/call", {"name": "no_such_tool", "arguments": {}})
     assert "error" in r, r
-    sent += 16
+    sent += 15
     if n % 10 == 0:
         r = s.call("slow")
         assert r["error"]["data"]["reason"] == "request_timeout", r
