@@ -193,18 +193,27 @@ impl Outbox {
             .is_ok()
     }
 
-    /// Queues one of Bastion's own answers (a newline is appended) without waiting,
-    /// from the separate [`REPLY_BUDGET`] share: it is written in order with everything
-    /// else but never waits behind a large queued frame. Returns `false` (dropping it)
-    /// when that share is used up too (the peer has not read 64 KiB of answers) or the
-    /// writer is gone, giving the frame back (without the newline) so the caller can
-    /// wait with [`Outbox::send`] or audit the loss.
-    pub(crate) fn try_send_reply(&self, mut frame: Vec<u8>) -> Result<(), Vec<u8>> {
-        let permit = u32::try_from(frame.len() + 1)
+    /// Queues one of Bastion's own answers (a newline is appended) without waiting: from
+    /// the separate [`REPLY_BUDGET`] share when it fits there, so it is written in order
+    /// with everything else but never waits behind a large queued frame; otherwise (that
+    /// share is used up, or the answer is larger than it) from the main byte budget, as
+    /// far as that has room now. When neither has room, or the writer is gone, the frame
+    /// comes back (without the newline) with [`Sent::Full`] or [`Sent::Closed`], so the
+    /// caller can wait with [`Outbox::send`] or audit the loss.
+    pub(crate) fn try_send_reply(&self, mut frame: Vec<u8>) -> Result<(), (Vec<u8>, Sent)> {
+        if self.tx.is_closed() {
+            return Err((frame, Sent::Closed));
+        }
+        let len = frame.len() + 1;
+        let permit = u32::try_from(len)
             .ok()
-            .and_then(|want| self.replies.clone().try_acquire_many_owned(want).ok());
+            .and_then(|want| self.replies.clone().try_acquire_many_owned(want).ok())
+            .or_else(|| {
+                let want = u32::try_from(len.min(OUTBOX_BUDGET)).ok()?;
+                self.budget.clone().try_acquire_many_owned(want).ok()
+            });
         let Some(permit) = permit else {
-            return Err(frame);
+            return Err((frame, Sent::Full));
         };
         frame.push(b'\n');
         self.tx
@@ -213,9 +222,13 @@ impl Outbox {
                 _permit: permit,
             })
             .map_err(|e| {
+                let why = match e {
+                    mpsc::error::TrySendError::Full(_) => Sent::Full,
+                    mpsc::error::TrySendError::Closed(_) => Sent::Closed,
+                };
                 let mut frame = Arc::try_unwrap(e.into_inner().bytes).unwrap_or_default();
                 frame.pop();
-                frame
+                (frame, why)
             })
     }
 
@@ -315,7 +328,11 @@ mod tests {
             }
         };
         assert_eq!(queued, REPLY_BUDGET / 1024);
-        assert_eq!(refused, answer, "a refused answer is given back unchanged");
+        assert_eq!(
+            refused,
+            (answer.clone(), Sent::Full),
+            "a refused answer is given back unchanged"
+        );
         assert_eq!(rx.recv().await.unwrap().bytes.len(), OUTBOX_BUDGET + 1);
         let first = rx.recv().await.unwrap();
         assert_eq!(first.bytes.len(), 1024);
@@ -323,6 +340,28 @@ mod tests {
         drop(first);
         // A written answer frees its share again.
         assert!(outbox.try_send_reply(answer).is_ok());
+    }
+
+    #[tokio::test]
+    async fn answers_use_the_main_budget_when_their_share_is_used_up_or_too_small() {
+        let (outbox, mut rx) = Outbox::new();
+        // 200 KiB of answers the peer has not read yet: more than the answers' share,
+        // well within the main budget, so none is dropped.
+        for _ in 0..200 {
+            assert!(outbox.try_send_reply(vec![b'a'; 1023]).is_ok());
+        }
+        // An answer larger than the whole share goes out too.
+        assert!(outbox.try_send_reply(vec![b'b'; REPLY_BUDGET * 2]).is_ok());
+        for _ in 0..200 {
+            assert_eq!(rx.recv().await.unwrap().bytes.len(), 1024);
+        }
+        assert_eq!(rx.recv().await.unwrap().bytes.len(), REPLY_BUDGET * 2 + 1);
+        // The writer gone: the answer comes back as `Closed`, not `Full`.
+        drop(rx);
+        assert_eq!(
+            outbox.try_send_reply(b"{}".to_vec()),
+            Err((b"{}".to_vec(), Sent::Closed))
+        );
     }
 
     #[tokio::test]

@@ -148,11 +148,17 @@ proptest! {
     }
 
     /// The normalized URL is a fixed point of the gate and names the same host, address
-    /// and registrable domain as the original.
+    /// and registrable domain as the original. The gate withholds a normalized form that
+    /// reads differently when parsed again (a `file:` quirk of the URL parser); none of
+    /// these schemes may ever need that, or the fixed-point check would pass vacuously.
     #[test]
     fn url_normalization_is_idempotent(raw in url()) {
         let policy = UrlPolicy::navigate();
         let first = assess(&raw, &policy, "/u");
+        prop_assert!(
+            !first.findings.iter().any(|f| f.message.contains("when parsed again")),
+            "{:?}: {:?}", raw, first.findings
+        );
         if let Some(norm) = &first.normalized {
             let second = assess(norm, &policy, "/u");
             prop_assert_eq!(second.normalized.as_ref(), Some(norm), "from {:?}", raw);

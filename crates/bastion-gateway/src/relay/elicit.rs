@@ -322,7 +322,7 @@ impl Relay {
                 .map(str::to_owned),
             normalized_url: url
                 .and_then(|u| u.normalized.clone())
-                .unwrap_or_else(|| "(unparsable)".into()),
+                .unwrap_or_else(|| "(no normalized form)".into()),
             registrable_domain: url.and_then(|u| u.registrable_domain.clone()),
             request_digest: bastion_core::elicit::required::request_digest(
                 "elicitation/create",

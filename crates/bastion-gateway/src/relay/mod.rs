@@ -424,7 +424,7 @@ impl Relay {
         // The answer takes the outbox's separate share first, so the task reading the
         // host does not wait behind server output the host has not read yet; only when
         // 64 KiB of answers are unread too does it wait (the host is owed this answer).
-        if let Err(frame) = self.to_host.try_send_reply(frame) {
+        if let Err((frame, Sent::Full)) = self.to_host.try_send_reply(frame) {
             self.to_host.send(frame).await;
         }
     }
@@ -451,22 +451,35 @@ impl Relay {
         self.reply_to_server(frame, id).await;
     }
 
-    /// Queues one of Bastion's own answers to the server without waiting; when the server
-    /// has left 64 KiB of answers unread, the answer is dropped and audited
-    /// (`upstream_not_reading`, its id and size).
+    /// Queues one of Bastion's own answers to the server without waiting. When the server
+    /// has left the answers' share and the main queue full (it is not reading), the answer
+    /// is dropped and audited (`upstream_not_reading`, its id and size), and the server is
+    /// treated as stalled (reported on stderr once per stall); when the server's input is
+    /// closed, it is audited as `upstream_exited`.
     async fn reply_to_server(&self, frame: Vec<u8>, id: Option<&Value>) {
         let bytes = frame.len();
-        if self.to_server.try_send_reply(frame).is_ok() {
-            return;
-        }
-        let mut ev = Ev::new(H2S, "error", Verdict::Block, bytes).reason("upstream_not_reading");
+        let why = match self.to_server.try_send_reply(frame) {
+            Ok(()) => {
+                self.server_stalled.store(false, Ordering::Relaxed);
+                return;
+            }
+            Err((_, why)) => why,
+        };
+        let reason = if why == Sent::Closed {
+            "upstream_exited"
+        } else {
+            "upstream_not_reading"
+        };
+        let mut ev = Ev::new(H2S, "error", Verdict::Block, bytes).reason(reason);
         if let Some(id) = id {
             ev = ev.id(id);
         }
         self.audit.record(ev.0).await;
-        eprintln!(
-            "mcp-bastion[{}]: the server is not reading its input; an error answer to it was dropped",
-            self.name
-        );
+        if why == Sent::Full && !self.server_stalled.swap(true, Ordering::Relaxed) {
+            eprintln!(
+                "mcp-bastion[{}]: the server is not reading its input; error answers to it are dropped (and audited) until it reads again",
+                self.name
+            );
+        }
     }
 }

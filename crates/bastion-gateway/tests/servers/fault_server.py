@@ -13,9 +13,13 @@ huge              answers with one text of FAULT_HUGE_BYTES (default 64 MiB) byt
 stall_reading     stops reading its input for 0.5 s, then sends a request whose id uses
                   the prefix Bastion reserves (so Bastion refuses it back), then writes
                   2 MiB of notifications/message, then answers; only then reads again
+burst_reserved    sends arguments.count (default 600) requests with reserved ids
+                  (mcp-bastion-burst-N, each refused back by Bastion), answers, then
+                  stops reading for 1 s
+burst_count       answers with the number of answers to those requests received so far
 
 tools/list answers FAULT_TOOLS (default 3) tools named t00000, t00001, ... in reverse
-order, then the six tools above; with FAULT_SCHEMA_DEPTH set, one more tool "deep" whose inputSchema nests that
+order, then the eight tools above; with FAULT_SCHEMA_DEPTH set, one more tool "deep" whose inputSchema nests that
 many "properties" levels.
 
 Every notification the server receives is appended, one JSON line each, to the file
@@ -33,6 +37,8 @@ DEPTH = int(os.environ.get("FAULT_SCHEMA_DEPTH", "0"))
 DRIBBLE = int(os.environ.get("FAULT_DRIBBLE_MS", "200")) / 1000.0
 HUGE = int(os.environ.get("FAULT_HUGE_BYTES", str(64 * 1024 * 1024)))
 out = sys.stdout.buffer
+# Answers received to the burst_reserved requests.
+BURST_ANSWERS = [0]
 
 
 def log(line):
@@ -52,7 +58,8 @@ def tools():
               for i in reversed(range(TOOLS))]
     listed.append({"name": "echo", "description": "Echoes the text argument.",
                    "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}})
-    for name in ("crash_mid_frame", "exit_now", "slow", "dribble", "huge", "stall_reading"):
+    for name in ("crash_mid_frame", "exit_now", "slow", "dribble", "huge", "stall_reading",
+                 "burst_reserved", "burst_count"):
         listed.append({"name": name, "description": "Fault: %s." % name.replace("_", " "),
                        "inputSchema": {"type": "object"}})
     if DEPTH:
@@ -92,6 +99,16 @@ def call(rid, name, args):
                   "params": {"level": "info", "data": "%d %s" % (i, "n" * 8192)}})
         send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "stalled"}]}})
         return
+    if name == "burst_reserved":
+        for i in range(int(args.get("count", 600))):
+            send({"jsonrpc": "2.0", "id": "mcp-bastion-burst-%d" % i, "method": "ping"})
+        send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "sent"}]}})
+        time.sleep(1.0)
+        return
+    if name == "burst_count":
+        send({"jsonrpc": "2.0", "id": rid,
+              "result": {"content": [{"type": "text", "text": str(BURST_ANSWERS[0])}]}})
+        return
     if name == "huge":
         send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "a" * HUGE}]}})
         return
@@ -112,7 +129,10 @@ def main():
             log(json.dumps(msg, separators=(",", ":")))
             continue
         if method is None:
-            continue  # an answer to one of the server's own requests
+            # An answer to one of the server's own requests.
+            if str(rid).startswith("mcp-bastion-burst-"):
+                BURST_ANSWERS[0] += 1
+            continue
         if method == "initialize":
             send({"jsonrpc": "2.0", "id": rid, "result": {
                 "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
