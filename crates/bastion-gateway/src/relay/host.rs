@@ -276,6 +276,11 @@ impl Relay {
                         "mcp-bastion withheld {shown:?} from server {:?}: it is not in the signed contract, or the server publishes it differently from the signed entry; the publisher must sign what the server publishes (or change the server to publish what was signed)",
                         self.name
                     )
+                } else if why == super::PIN_STORE_UNAVAILABLE {
+                    format!(
+                        "mcp-bastion withheld {shown:?} from server {:?}: its pin could not be read or written (the store is locked, read-only or full), so it cannot be checked; it is offered again with the next listing once the store works",
+                        self.name
+                    )
                 } else if why == "pending_review" {
                     format!(
                         "mcp-bastion withheld {shown:?} from server {:?}: it is new, changed or revoked since it was approved and waits for review; run `mcp-bastion pins list --server {}` and `mcp-bastion pins diff ID`",

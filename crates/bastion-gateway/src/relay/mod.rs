@@ -47,6 +47,9 @@ const MAX_ID_BYTES: usize = 1024;
 
 const H2S: &str = "host_to_server";
 const S2H: &str = "server_to_host";
+/// Reason of a descriptor withheld, and its calls refused, because its pin could not be
+/// read or written.
+const PIN_STORE_UNAVAILABLE: &str = "pin_store_unavailable";
 
 /// Mutable session state, behind a mutex never held across an await.
 #[derive(Debug, Default)]
@@ -66,6 +69,10 @@ struct State {
     /// Keys withheld until a user reviews them (pinning), per list member; resource keys
     /// are [`uri::resource_key`]s.
     pending_review: HashMap<&'static str, HashSet<String>>,
+    /// The keys of [`State::pending_review`] withheld because the pin store could not be
+    /// read or written (locked, read-only, disk full), not for a change: refused as
+    /// `pin_store_unavailable` so the user is sent to the store, not to `pins list`.
+    pin_unavailable: HashMap<&'static str, HashSet<String>>,
     /// `true` when the host speaks the legacy era and so may be sent
     /// `notifications/*/list_changed` after an approval.
     notify_list_changed: bool,
@@ -159,6 +166,13 @@ impl State {
             .get(list)
             .is_some_and(|w| w.contains(&key))
         {
+            if self
+                .pin_unavailable
+                .get(list)
+                .is_some_and(|w| w.contains(&key))
+            {
+                return Some(PIN_STORE_UNAVAILABLE);
+            }
             return Some("pending_review");
         }
         None

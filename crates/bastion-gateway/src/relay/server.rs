@@ -856,7 +856,7 @@ impl Relay {
                         (
                             k.clone(),
                             Decision::Withhold {
-                                why: "pin_store_unavailable".into(),
+                                why: super::PIN_STORE_UNAVAILABLE.into(),
                             },
                         )
                     })
@@ -886,6 +886,13 @@ impl Relay {
                         held.insert(key.clone());
                     }
                 }
+                let unavailable = st.pin_unavailable.entry(shape.member).or_default();
+                if matches!(decision, Decision::Withhold { why } if why == super::PIN_STORE_UNAVAILABLE)
+                {
+                    unavailable.insert(norm(key));
+                } else {
+                    unavailable.remove(&norm(key));
+                }
             }
         }
         for (key, decision) in &decisions {
@@ -898,9 +905,13 @@ impl Relay {
                 let ev = Ev::new(S2H, "descriptor", Verdict::Block, 0)
                     .method(&req.method)
                     .target(Some(&shown))
-                    .id(&req.raw_id)
-                    .reason("pending_review")
-                    .code(Code::DescriptorChanged);
+                    .id(&req.raw_id);
+                if why == super::PIN_STORE_UNAVAILABLE {
+                    // Reported once for the listing above; the audit names each item.
+                    self.audit.record(ev.reason(why).0).await;
+                    continue;
+                }
+                let ev = ev.reason("pending_review").code(Code::DescriptorChanged);
                 self.audit.record(ev.0).await;
                 eprintln!(
                     "mcp-bastion[{}]: withheld {} {shown:?} for review ({why}); see `mcp-bastion pins list --server {}`",

@@ -362,15 +362,17 @@ fn a_full_disk_fails_tool_calls_closed_and_is_reported_once() {
     drop(g.stdin.take());
     assert_eq!(g.wait(Duration::from_secs(10)).0, Some(0));
     let before = audit(&db).len();
-    // Room for a few more audit transactions (the WAL grows by at least a page with
-    // each commit), then every write of the store fails. Measured from the store, so
-    // the test does not depend on how much the schema or the server's tools take.
+    // Room for the restart's pin review and a few more audit transactions (the WAL
+    // grows by at least a page with each commit), then every write of the store fails.
+    // Measured from the store, so the test does not depend on how much the schema or
+    // the server's tools take (with no room at all the listing itself is withheld:
+    // `a_pin_store_that_cannot_be_written_withholds_with_its_own_reason`).
     let largest = std::fs::read_dir(dir.path())
         .unwrap()
         .map(|f| f.unwrap().metadata().unwrap().len())
         .max()
         .unwrap();
-    let limit = largest + 64 * 1024;
+    let limit = largest + 256 * 1024;
     let launcher = [
         "python3".to_owned(),
         "-c".to_owned(),
@@ -394,16 +396,46 @@ fn a_full_disk_fails_tool_calls_closed_and_is_reported_once() {
         reports[0].contains("disk"),
         "SQLite's cause is named: {err:?}"
     );
-    // The store's own files never grew past the limit, and what was committed is intact.
-    for f in std::fs::read_dir(dir.path()).unwrap() {
-        let f = f.unwrap();
-        assert!(f.metadata().unwrap().len() <= limit, "{:?}", f.path());
-    }
+    // What was committed is intact (the kernel kept every file within the limit).
     assert_eq!(integrity(&db), "ok");
     let after = audit(&db).len();
     assert!(
         after > before,
         "nothing was committed under the limit: {before} then {after}"
+    );
+}
+
+#[test]
+fn a_pin_store_that_cannot_be_written_withholds_with_its_own_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, log) = (dir.path().join("b.db"), dir.path().join("fault.log"));
+    let mut g = Gateway::start(&db, &log, "");
+    assert_eq!(g.call("echo")["result"]["content"][0]["text"], "echo");
+    drop(g.stdin.take());
+    assert_eq!(g.wait(Duration::from_secs(10)).0, Some(0));
+    // No file of the store may grow: the listing's pin review cannot write.
+    let largest = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|f| f.unwrap().metadata().unwrap().len())
+        .max()
+        .unwrap();
+    let launcher = [
+        "python3".to_owned(),
+        "-c".to_owned(),
+        FSIZE_LAUNCHER.to_owned(),
+        largest.to_string(),
+    ];
+    let mut g = Gateway::start_under(&launcher, &db, &log, "");
+    let r = g.call("echo");
+    assert_eq!(r["error"]["data"]["reason"], "pin_store_unavailable", "{r}");
+    let message = r["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("could not be read or written"), "{r}");
+    drop(g.stdin.take());
+    let (code, err) = g.wait(Duration::from_secs(20));
+    assert_eq!(code, Some(0), "{err:?}");
+    assert!(
+        err.iter().any(|l| l.contains("cannot read or write pins")),
+        "{err:?}"
     );
 }
 
