@@ -3,6 +3,7 @@ gateway process (/proc/PID/status VmHWM, VmRSS; /proc/PID/fd). Shared by
 scripts/measure-bounds.py (resource bounds of docs/failure-modes.md) and scripts/soak.py.
 Python 3 standard library only.
 """
+import argparse
 import json
 import os
 import queue
@@ -32,6 +33,16 @@ def proc_status(pid):
                 fields[key] = int(value.split()[0])
     fields["fds"] = len(os.listdir("/proc/%d/fd" % pid))
     return fields
+
+
+def soak_args(doc):
+    """The soak scripts' command line: --binary PATH, --duration SECS (default 1800),
+    --interval SECS (default 30)."""
+    ap = argparse.ArgumentParser(description=doc)
+    ap.add_argument("--binary", default=default_binary())
+    ap.add_argument("--duration", type=float, default=1800)
+    ap.add_argument("--interval", type=float, default=30)
+    return ap.parse_args()
 
 
 def soak(duration, interval, columns, sample, traffic):

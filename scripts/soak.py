@@ -11,9 +11,8 @@ Usage: scripts/soak.py [--binary PATH] [--duration SECS] [--interval SECS]
 Output: CSV lines `elapsed_s,rss_kib,hwm_kib,fds,requests`, then a summary of the first
 sample after warm-up (60 s) and the last one.
 """
-import argparse
 
-from bastion_drive import Gateway, default_binary, soak
+from bastion_drive import Gateway, soak, soak_args
 
 
 def round_of_traffic(g, n):
@@ -34,11 +33,7 @@ def round_of_traffic(g, n):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--binary", default=default_binary())
-    ap.add_argument("--duration", type=float, default=1800)
-    ap.add_argument("--interval", type=float, default=30)
-    args = ap.parse_args()
+    args = soak_args(__doc__)
     g = Gateway(args.binary, config="\n[limits]\ntool_call_timeout_ms = 2000\n")
     g.init()
     def sample():

@@ -17,7 +17,6 @@ Usage: scripts/soak_serve.py [--binary PATH] [--duration SECS] [--interval SECS]
 Output: CSV lines `elapsed_s,rss_kib,hwm_kib,fds,servers,requests`, then a summary of
 the first sample after warm-up (60 s) and the last one. Python 3 standard library only.
 """
-import argparse
 import http.client
 import json
 import os
@@ -29,7 +28,7 @@ import tempfile
 import threading
 import time
 
-from bastion_drive import FAULT_SERVER, default_binary, proc_status, soak
+from bastion_drive import FAULT_SERVER, proc_status, soak, soak_args
 
 INIT = {"protocolVersion": "2025-11-25", "capabilities": {},
         "clientInfo": {"name": "soak", "version": "1"}}
@@ -216,11 +215,7 @@ def round_of_traffic(l, keeper, n):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--binary", default=default_binary())
-    ap.add_argument("--duration", type=float, default=1800)
-    ap.add_argument("--interval", type=float, default=30)
-    args = ap.parse_args()
+    args = soak_args(__doc__)
     l = Listener(args.binary)
     keeper = Session(l)
     def sample():

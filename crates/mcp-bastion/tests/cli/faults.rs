@@ -351,34 +351,40 @@ limit = int(sys.argv[1])\n\
 resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))\n\
 os.execvp(sys.argv[2], sys.argv[2:])\n";
 
-#[test]
-fn a_full_disk_fails_tool_calls_closed_and_is_reported_once() {
-    let dir = tempfile::tempdir().unwrap();
-    let (db, log) = (dir.path().join("b.db"), dir.path().join("fault.log"));
-    // A store with history, written without a limit: schema, pins, one call's audit.
-    let mut g = Gateway::start(&db, &log, "");
+/// Writes a store with history in `dir` without a limit (schema, pins, one call's
+/// audit), then returns the launcher that runs the gateway with `RLIMIT_FSIZE` set to
+/// the largest store file plus `room` bytes, and the audit events written so far.
+/// Measured from the store, so a test does not depend on how much the schema or the
+/// server's tools take.
+fn store_then_fsize_launcher(db: &Path, log: &Path, room: u64) -> ([String; 4], usize) {
+    let mut g = Gateway::start(db, log, "");
     let r = g.call("echo");
     assert_eq!(r["result"]["content"][0]["text"], "echo", "{r}");
     drop(g.stdin.take());
     assert_eq!(g.wait(Duration::from_secs(10)).0, Some(0));
-    let before = audit(&db).len();
-    // Room for the restart's pin review and a few more audit transactions (the WAL
-    // grows by at least a page with each commit), then every write of the store fails.
-    // Measured from the store, so the test does not depend on how much the schema or
-    // the server's tools take (with no room at all the listing itself is withheld:
-    // `a_pin_store_that_cannot_be_written_withholds_with_its_own_reason`).
-    let largest = std::fs::read_dir(dir.path())
+    let largest = std::fs::read_dir(db.parent().unwrap())
         .unwrap()
         .map(|f| f.unwrap().metadata().unwrap().len())
         .max()
         .unwrap();
-    let limit = largest + 256 * 1024;
     let launcher = [
         "python3".to_owned(),
         "-c".to_owned(),
         FSIZE_LAUNCHER.to_owned(),
-        limit.to_string(),
+        (largest + room).to_string(),
     ];
+    (launcher, audit(db).len())
+}
+
+#[test]
+fn a_full_disk_fails_tool_calls_closed_and_is_reported_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, log) = (dir.path().join("b.db"), dir.path().join("fault.log"));
+    // Room for the restart's pin review and a few more audit transactions (the WAL
+    // grows by at least a page with each commit), then every write of the store fails
+    // (with no room at all the listing itself is withheld:
+    // `a_pin_store_that_cannot_be_written_withholds_with_its_own_reason`).
+    let (launcher, before) = store_then_fsize_launcher(&db, &log, 256 * 1024);
     let mut g = Gateway::start_under(&launcher, &db, &log, "");
     expect_audit_outage(&mut g);
     // The gateway keeps serving what does not need the audit to run.
@@ -409,22 +415,8 @@ fn a_full_disk_fails_tool_calls_closed_and_is_reported_once() {
 fn a_pin_store_that_cannot_be_written_withholds_with_its_own_reason() {
     let dir = tempfile::tempdir().unwrap();
     let (db, log) = (dir.path().join("b.db"), dir.path().join("fault.log"));
-    let mut g = Gateway::start(&db, &log, "");
-    assert_eq!(g.call("echo")["result"]["content"][0]["text"], "echo");
-    drop(g.stdin.take());
-    assert_eq!(g.wait(Duration::from_secs(10)).0, Some(0));
     // No file of the store may grow: the listing's pin review cannot write.
-    let largest = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|f| f.unwrap().metadata().unwrap().len())
-        .max()
-        .unwrap();
-    let launcher = [
-        "python3".to_owned(),
-        "-c".to_owned(),
-        FSIZE_LAUNCHER.to_owned(),
-        largest.to_string(),
-    ];
+    let (launcher, _) = store_then_fsize_launcher(&db, &log, 0);
     let mut g = Gateway::start_under(&launcher, &db, &log, "");
     let r = g.call("echo");
     assert_eq!(r["error"]["data"]["reason"], "pin_store_unavailable", "{r}");
