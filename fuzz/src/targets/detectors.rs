@@ -141,17 +141,9 @@ pub fn url_gate(data: &[u8]) {
     }
 }
 
-/// `true` when `raw` names the `file` scheme as a WHATWG URL parser reads it: leading and
-/// trailing C0 controls and spaces trimmed, tabs and newlines anywhere removed, scheme
-/// case-insensitive.
+/// `true` when `raw` parses (WHATWG URL Standard, `url` crate) as a `file:` URL.
 fn reads_as_file_scheme(raw: &str) -> bool {
-    let cleaned: String = raw
-        .trim_matches(|c: char| c <= ' ')
-        .chars()
-        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
-        .take(5)
-        .collect();
-    cleaned.eq_ignore_ascii_case("file:")
+    url::Url::parse(raw).is_ok_and(|u| u.scheme() == "file")
 }
 
 /// Elicitation schema rules and `check elicitation`: deterministic, and a request whose
