@@ -10,10 +10,9 @@
 #   MCP_BASTION_BINARY  default target/dist/mcp-bastion, the build users install (make it
 #                       with `cargo build --profile dist -p mcp-bastion` first)
 #
-# The gateway runs with its defaults except two settings the harness needs, written to a
-# throwaway config: the echo tool declares no annotations, so Bastion would ask before each
-# call (a rule allows it), and the 1 MiB phase checks that a whole 1 MiB text arrives, which
-# `max_text_bytes` (256 KiB by default) would truncate. Each gateway run gets a fresh
+# The gateway runs with its defaults except two settings the harness needs
+# (scripts/bench-config.toml: the echo tool is allowed without asking, and texts up to
+# 4 MiB pass whole). Each gateway run gets a fresh
 # SQLite store, so start-up includes creating it.
 #
 # Run it on an otherwise idle machine: the figures are ratios of two processes sharing the
@@ -30,13 +29,7 @@ for f in drive.py echo_server.py relay.py summarize.py; do
 done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-cat >"$work/config.toml" <<'EOF'
-[limits]
-max_text_bytes = 4194304
-
-[servers.bench.tools."echo"]
-action = "allow"
-EOF
+config=$(realpath "$(dirname "$0")/bench-config.toml")
 out="$work/runs.jsonl"
 cd "$bench"
 for round in $(seq 1 "$rounds"); do
@@ -44,7 +37,7 @@ for round in $(seq 1 "$rounds"); do
   python3 drive.py --label direct -- python3 echo_server.py >>"$out"
   python3 drive.py --label relay -- python3 relay.py -- python3 echo_server.py >>"$out"
   rm -f "$work"/store.db*
-  MCP_BASTION_CONFIG="$work/config.toml" MCP_BASTION_STORE="$work/store.db" \
+  MCP_BASTION_CONFIG="$config" MCP_BASTION_STORE="$work/store.db" \
     python3 drive.py --label bastion -- "$binary" wrap --name bench -- python3 echo_server.py >>"$out"
 done
 python3 summarize.py "$out"

@@ -3,7 +3,8 @@
 //! `BASTION_CORPUS` names its `cases.jsonl`), over the committed crash reproducers in
 //! `regressions/<target>/`, over `corpus/<target>/` when `cargo fuzz` has filled it, and
 //! over deterministic mutations of all of them (`FUZZ_REPLAY_MUTATIONS` per input,
-//! default 64).
+//! default 64). `FUZZ_REPLAY_NO_CORPUS=1` leaves `corpus/` out (after long fuzzing runs it
+//! holds tens of thousands of inputs).
 
 use bastion_fuzz::TARGETS;
 use bastion_fuzz::mutate::{Rng, mutate};
@@ -31,7 +32,9 @@ fn inputs_of(name: &str) -> Vec<Vec<u8>> {
     let root = repo_root().join("fuzz");
     let mut all = seeds_for(name, &inputs);
     all.extend(files_in(&root.join("regressions").join(name)));
-    all.extend(files_in(&root.join("corpus").join(name)));
+    if std::env::var_os("FUZZ_REPLAY_NO_CORPUS").is_none() {
+        all.extend(files_in(&root.join("corpus").join(name)));
+    }
     all
 }
 

