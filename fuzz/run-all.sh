@@ -7,7 +7,8 @@
 # Environment: FUZZ_BUILD_FLAGS, extra `cargo fuzz build/run` flags (e.g.
 # `--no-trace-compares`: about twice the executions per second, less guidance toward
 # the constants a comparison expects); FUZZ_TIMEOUT, libFuzzer's per-input timeout in
-# wall-clock seconds (default 10; raise it when the fuzzers share the cores with builds).
+# wall-clock seconds (default 10; raise it when the fuzzers share the cores with builds);
+# FUZZ_MAX_LEN, the longest input in bytes (default 16384).
 set -uo pipefail
 cd "$(dirname "$0")"
 secs=${1:-300}
@@ -15,6 +16,7 @@ runs=${2:-10000000}
 shift $(( $# > 2 ? 2 : $# ))
 read -r -a flags <<<"${FUZZ_BUILD_FLAGS:-}"
 timeout=${FUZZ_TIMEOUT:-10}
+max_len=${FUZZ_MAX_LEN:-16384}
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   mapfile -t targets < <(cargo +nightly fuzz list)
@@ -25,7 +27,7 @@ for t in "${targets[@]}"; do
   log="logs/$t.log"
   start=$(date +%s)
   cargo +nightly fuzz run -s none "${flags[@]}" "$t" "corpus/$t" -- -dict=fuzz.dict -runs="$runs" \
-    -max_total_time="$secs" -max_len=16384 -timeout="$timeout" -rss_limit_mb=2048 \
+    -max_total_time="$secs" -max_len="$max_len" -timeout="$timeout" -rss_limit_mb=2048 \
     -print_final_stats=1 >"$log" 2>&1
   rc=$?
   end=$(date +%s)

@@ -14,6 +14,7 @@ mod elicit;
 mod elicit_required;
 mod host;
 mod http_headers;
+mod lists;
 mod own_list;
 mod publish;
 mod server;
