@@ -6,6 +6,9 @@ use super::{BINARY_REFUSED, ResultOptions, binary, links};
 use crate::detect::scan_result_text_in;
 use crate::finding::{Code, Finding, Severity, pointer_push};
 use crate::sanitize::{sanitize_markup, sanitize_text};
+
+/// Rounds of markup pass + text cleanup per text value at most (see `Walk::clean`).
+const MARKUP_ROUNDS: usize = 4;
 use base64::Engine as _;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
@@ -75,18 +78,25 @@ impl Walk<'_> {
             body = std::borrow::Cow::Owned(body[..cut].to_owned());
             truncated = Some((original, cut));
         }
-        let markup = sanitize_markup(&body, mime, &self.opts.content, path);
-        self.findings.extend(markup.findings);
-        let mut out: std::borrow::Cow<'_, str> = match markup.text {
-            std::borrow::Cow::Borrowed(_) => body,
-            // The markup pass decodes character references (`&#x1b;`) and may leave a
-            // dangling joiner where it cut: clean its output once more.
-            std::borrow::Cow::Owned(m) => {
-                let again = sanitize_text(&m);
-                self.removed += again.removed;
-                std::borrow::Cow::Owned(again.text.into_owned())
+        // The markup pass decodes character references (`&#x1b;`) and may leave a
+        // dangling joiner where it cut, so its output is cleaned once more; and what that
+        // removes can join new markup (a scheme split by an invisible character), so the
+        // markup pass looks again, until neither changes anything (a few rounds at most).
+        let mut out: std::borrow::Cow<'_, str> = body;
+        for _ in 0..MARKUP_ROUNDS {
+            let markup = sanitize_markup(&out, mime, &self.opts.content, path);
+            self.findings.extend(markup.findings);
+            let std::borrow::Cow::Owned(m) = markup.text else {
+                break;
+            };
+            let again = sanitize_text(&m);
+            self.removed += again.removed;
+            let removed = again.removed;
+            out = std::borrow::Cow::Owned(again.text.into_owned());
+            if removed == 0 {
+                break;
             }
-        };
+        }
         if truncated.is_some() {
             let again = sanitize_text(&out);
             if again.removed > 0 {
