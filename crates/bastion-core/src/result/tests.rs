@@ -668,3 +668,19 @@ fn hidden_characters_in_a_block_type_do_not_skip_inspection() {
     let o = call(&json!([{"type": "resource_link", "uri": "memo://a", "name": "r"}]));
     assert!(o.rewritten.is_none(), "{o:?}");
 }
+
+/// The cleanup after the markup pass removed a control character that a character
+/// reference had become (`&#6`), and `[](U+0006r:)` turned into a link to `r:` that no
+/// markup pass had seen: a second inspection rewrote the result again. Found by the
+/// `result` fuzz target (`fuzz/regressions/result/`), minimized.
+#[test]
+fn what_the_cleanup_after_markup_removes_cannot_leave_a_new_link() {
+    let result = json!({"content": [{"type": "text", "text": "<!-->[](&#6r:)"}]});
+    let opts = ResultOptions::default();
+    let once = inspect_result("tools/call", &result, &opts);
+    let shown = once.rewritten.expect("rewritten");
+    let text = shown["content"][0]["text"].as_str().unwrap();
+    assert!(!text.contains("](r:"), "{text:?}");
+    let again = inspect_result("tools/call", &shown, &opts);
+    assert!(again.rewritten.is_none(), "second pass rewrote {text:?}");
+}
