@@ -6,12 +6,12 @@ use super::{BINARY_REFUSED, ResultOptions, binary, links};
 use crate::detect::scan_result_text_in;
 use crate::finding::{Code, Finding, Severity, pointer_push};
 use crate::sanitize::{sanitize_markup, sanitize_text};
-
-/// Rounds of markup pass + text cleanup per text value at most (see `Walk::clean`).
-const MARKUP_ROUNDS: usize = 4;
 use base64::Engine as _;
 use serde_json::{Value, json};
 use std::fmt::Write as _;
+
+/// Rounds of markup pass + text cleanup per text value at most (see `Walk::clean`).
+const MARKUP_ROUNDS: usize = 4;
 
 /// One pass over a result: the options, and what the pass found and would change.
 pub(super) struct Walk<'o> {

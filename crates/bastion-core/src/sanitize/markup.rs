@@ -174,6 +174,7 @@ pub fn sanitize_markup<'a>(
     path: &str,
 ) -> MarkupOutcome<'a> {
     let mut findings = Findings::new(path);
+    let markdown_pass = |t: &str, f: &mut Findings<'_>| super::markdown::sanitize(t, policy, f);
     let out = match Flavor::of(mime, policy) {
         Flavor::Opaque => Cow::Borrowed(text),
         Flavor::Html if memchr::memchr(b'<', text.as_bytes()).is_none() => Cow::Borrowed(text),
@@ -189,20 +190,9 @@ pub fn sanitize_markup<'a>(
             // pulldown-cmark keeps it as text inside a code block, where everything after
             // it would go unchecked: such text is checked, and handed on, with LF.
             Some(lf) => Cow::Owned(
-                settle(
-                    &lf,
-                    &mut findings,
-                    |t, f| super::markdown::sanitize(t, policy, f),
-                    escape_markdown_all,
-                )
-                .into_owned(),
+                settle(&lf, &mut findings, markdown_pass, escape_markdown_all).into_owned(),
             ),
-            None => settle(
-                text,
-                &mut findings,
-                |t, f| super::markdown::sanitize(t, policy, f),
-                escape_markdown_all,
-            ),
+            None => settle(text, &mut findings, markdown_pass, escape_markdown_all),
         },
     };
     MarkupOutcome {
