@@ -71,3 +71,55 @@ pub fn active_parts(html: &str) -> Vec<String> {
     tokenizer.end();
     tokenizer.sink.0.take()
 }
+
+/// What is active in the HTML a markdown renderer produced from sanitized markdown:
+/// everything [`active_parts`] reports, except `<img>` with a relative `src` (the
+/// sanitizer keeps those: they load from the host's own origin) or one the URL parser
+/// refuses (it loads nothing).
+pub fn active_in_rendering(html: &str) -> Vec<String> {
+    let tokenizer = Tokenizer::new(Rendered(RefCell::new(Vec::new())), TokenizerOpts::default());
+    let queue = BufferQueue::default();
+    queue.push_back(StrTendril::from_slice(html));
+    let _ = tokenizer.feed(&queue);
+    tokenizer.end();
+    let mut found = tokenizer.sink.0.take();
+    found.extend(
+        active_parts(html)
+            .into_iter()
+            .filter(|part| part != "element <img>"),
+    );
+    found
+}
+
+/// Reports `<img>` elements whose `src` loads from another origin (absolute, or
+/// protocol-relative).
+struct Rendered(RefCell<Vec<String>>);
+
+impl TokenSink for Rendered {
+    type Handle = ();
+
+    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+        if let Token::TagToken(tag) = token
+            && tag.kind == TagKind::StartTag
+            && &*tag.name == "img"
+        {
+            let src = tag
+                .attrs
+                .iter()
+                .find(|a| &*a.name.local == "src")
+                .map(|a| a.value.to_string())
+                .unwrap_or_default();
+            // What a browser loads: an absolute URL with a host, or a protocol-relative
+            // one; a source the URL parser refuses loads nothing.
+            let base = url::Url::parse("https://relative.invalid/").expect("constant URL");
+            let loads_elsewhere = match base.join(&src) {
+                Ok(url) => url.host_str() != base.host_str(),
+                Err(_) => false,
+            };
+            if loads_elsewhere {
+                self.0.borrow_mut().push(format!("image {src:?}"));
+            }
+        }
+        TokenSinkResult::Continue
+    }
+}

@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 
 #[path = "core/props_json.rs"]
 mod props_json;
+#[path = "core/props_markdown.rs"]
+mod props_markdown;
 #[path = "core/props_wire.rs"]
 mod props_wire;
 

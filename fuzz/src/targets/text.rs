@@ -2,7 +2,7 @@
 //! sanitizers, and whole `tools/call` results.
 
 use crate::checks::{assert_clean_text, for_each_string, json, text};
-use crate::html_check::active_parts;
+use crate::html_check::{active_in_rendering, active_parts};
 use bastion_core::result::{ResultOptions, inspect_result};
 use bastion_core::sanitize::terminal::strip_terminal;
 use bastion_core::sanitize::{ContentPolicy, sanitize_markup, sanitize_text, sanitize_value};
@@ -54,7 +54,9 @@ pub fn sanitize_html(data: &[u8]) {
 
 /// Markdown sanitizer (tool text): idempotent; the output, read by a `CommonMark`
 /// parser, has no link or image to a script or data URL and no inline or block HTML with
-/// an active element.
+/// an active element; rendered the way cmark-gfm renders it (`comrak`, raw HTML let
+/// through), it has no active element, handler, script URL, comment or non-relative
+/// image.
 ///
 /// # Panics
 /// When a property fails.
@@ -91,6 +93,16 @@ pub fn markdown(data: &[u8]) {
             _ => {}
         }
     }
+    // The way cmark-gfm (GitHub's renderer) reads it, raw HTML let through.
+    let mut options = bastion_core::sanitize::second_reading::options();
+    options.render.r#unsafe = true;
+    let html = comrak::markdown_to_html(&once.text, &options);
+    let active = active_in_rendering(&html);
+    assert!(
+        active.is_empty(),
+        "{active:?} in cmark-gfm's rendering {html:?} of {:?}",
+        once.text
+    );
 }
 
 /// Whole `tools/call` / `resources/read` / `prompts/get` results as the gateway treats

@@ -361,7 +361,7 @@ fn html_can_be_shown_as_escaped_text() {
     let t = text_of(&out);
     assert_eq!(
         t,
-        "Use \\<b>bold\\</b> and \\<img src=x onerror=alert(1)>, `<code>` stays.\n\n\\<div>\n\\<script>alert(2)\\</script>\n\\</div>\n\n"
+        "Use &lt;b>bold&lt;/b> and &lt;img src=x onerror=alert(1)>, `<code>` stays.\n\n&lt;div>\n&lt;script>alert(2)&lt;/script>\n&lt;/div>\n\n"
     );
     assert!(codes(&o).contains(&Code::HtmlSanitized));
     assert_eq!(o.verdict, Verdict::Sanitize);

