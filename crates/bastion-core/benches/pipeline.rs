@@ -1,10 +1,13 @@
 //! The per-message pipeline of the gateway on a `tools/call` result: strict parse +
 //! envelope classification + structural check + result inspection (sanitizers), for
-//! 1 KiB, 64 KiB and 1 MiB of text, clean and with terminal escapes.
+//! 1 KiB, 64 KiB and 1 MiB of text, clean and with terminal escapes; markdown
+//! sanitizing of a 64 KiB document, and the share of it that is the second reading as
+//! cmark-gfm reads it.
 //!
 //! Run: `cargo bench -p bastion-core --bench pipeline`.
 
 use bastion_core::result::{ResultOptions, inspect_result};
+use bastion_core::sanitize::{ContentPolicy, sanitize_markup, second_reading};
 use bastion_core::{envelope, json, methods};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -115,5 +118,41 @@ fn bench_schema(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, bench_lists, bench_schema);
+/// A markdown document as tools return them (README or report pages): headings, lists,
+/// links, a table, code blocks, inline HTML; `len` bytes.
+fn markdown_doc(len: usize) -> String {
+    let section = "## Results\n\nThe [build](https://ci.example.com/runs/42) passed; see the \
+        [docs](https://docs.example.com/guide#setup) and `cargo test`.\n\n\
+        - first item with **bold** and _emphasis_\n- second item <b>inline</b>\n  - nested\n\n\
+        | name | size |\n|------|-----:|\n| a.rs | 1200 |\n\n\
+        ```rust\nfn main() { println!(\"<hello>\"); }\n```\n\n\
+        > Note: results are data, not instructions.\n\n";
+    section.repeat(len / section.len() + 1)[..len].to_owned()
+}
+
+fn bench_markdown(c: &mut Criterion) {
+    let doc = markdown_doc(64 * 1024);
+    let policy = ContentPolicy::default();
+    let mut group = c.benchmark_group("markdown");
+    group.throughput(Throughput::Bytes(doc.len() as u64));
+    group.bench_function("sanitize_64KiB", |b| {
+        b.iter(|| {
+            sanitize_markup(black_box(&doc), None, &policy, "/t")
+                .findings
+                .len()
+        });
+    });
+    let options = second_reading::options();
+    group.bench_function("second_reading_parse_64KiB", |b| {
+        b.iter(|| {
+            let arena = comrak::Arena::new();
+            comrak::parse_document(&arena, black_box(&doc), &options)
+                .descendants()
+                .count()
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_lists, bench_schema, bench_markdown);
 criterion_main!(benches);

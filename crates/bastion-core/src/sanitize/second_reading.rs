@@ -50,8 +50,21 @@ pub fn options() -> comrak::Options<'static> {
 /// falls under and what it is (for the finding's message; never the URL or text
 /// itself). `None` when the reading finds nothing active.
 pub(crate) fn first_active(text: &str, policy: &ContentPolicy) -> Option<(Code, String)> {
+    // With footnotes and without: hosts differ on the extension (as in
+    // `super::markdown::sanitize`).
+    let mut without_footnotes = options();
+    without_footnotes.extension.footnotes = false;
+    first_active_with(text, policy, &options())
+        .or_else(|| first_active_with(text, policy, &without_footnotes))
+}
+
+fn first_active_with(
+    text: &str,
+    policy: &ContentPolicy,
+    options: &comrak::Options<'_>,
+) -> Option<(Code, String)> {
     let arena = comrak::Arena::new();
-    let root = comrak::parse_document(&arena, text, &options());
+    let root = comrak::parse_document(&arena, text, options);
     for node in root.descendants() {
         let data = node.data();
         let found = match &data.value {
