@@ -2,6 +2,8 @@
 # Installs the real MCP peers the end-to-end tests use into .ci/deps (git-ignored):
 #   - @modelcontextprotocol/server-everything (npm), the reference MCP server
 #   - mcp (PyPI), the official Python SDK: client for the comparisons, and a server
+#   - cmarkgfm (PyPI), bindings to GitHub's cmark-gfm: the markdown sanitizer's output is
+#     rendered by the real renderer (crates/bastion-core/tests/core/props_markdown.rs)
 #   - @modelcontextprotocol/conformance (npm), the official conformance suite, at the newest
 #     version that runs on Node.js 20 (0.1.14 and later import `fs.globSync`, Node.js 22+)
 # Idempotent: does nothing when the pinned versions are already there.
@@ -11,9 +13,10 @@ DEPS="${BASTION_TEST_DEPS:-$PWD/.ci/deps}"
 EVERYTHING_VERSION=2026.8.31
 MCP_VERSION=2.3.0
 CONFORMANCE_VERSION=0.1.13
+CMARKGFM_VERSION=2025.10.22
 mkdir -p "$DEPS"
 
-stamp="$DEPS/.stamp-$EVERYTHING_VERSION-$MCP_VERSION-$CONFORMANCE_VERSION"
+stamp="$DEPS/.stamp-$EVERYTHING_VERSION-$MCP_VERSION-$CONFORMANCE_VERSION-$CMARKGFM_VERSION"
 if [ -f "$stamp" ]; then
   exit 0
 fi
@@ -24,8 +27,9 @@ npm install --prefix "$DEPS/node" --no-audit --no-fund --loglevel=error \
   "@modelcontextprotocol/server-everything@$EVERYTHING_VERSION" \
   "@modelcontextprotocol/conformance@$CONFORMANCE_VERSION" >&2
 
-echo "installing mcp==$MCP_VERSION into $DEPS/venv" >&2
+echo "installing mcp==$MCP_VERSION and cmarkgfm==$CMARKGFM_VERSION into $DEPS/venv" >&2
 python3 -m venv "$DEPS/venv"
-"$DEPS/venv/bin/pip" install --quiet --disable-pip-version-check "mcp==$MCP_VERSION" >&2
+"$DEPS/venv/bin/pip" install --quiet --disable-pip-version-check "mcp==$MCP_VERSION" \
+  "cmarkgfm==$CMARKGFM_VERSION" >&2
 
 touch "$stamp"
