@@ -1,0 +1,452 @@
+//! Text runs of the markdown sanitizer (`super`): bare URLs as GFM autolinkers find
+//! them (in the decoded text and in the source), `<img` tags in text, and `<` that
+//! another `CommonMark` reading takes as markup.
+
+use super::super::html;
+use super::super::markup::{self, ContentPolicy, Findings, Target};
+use super::{Edit, MAX_TEXT_TAG};
+use crate::finding::Code;
+use pulldown_cmark::Event;
+use std::ops::Range;
+
+/// A run of adjacent text events: their decoded text and where each came from.
+pub(super) struct TextRun {
+    decoded: String,
+    /// `(offset in decoded, source range, source equals decoded text)`.
+    pieces: Vec<(usize, Range<usize>, bool)>,
+}
+
+impl TextRun {
+    pub(super) fn new(text: &str, events: &[(Event<'_>, Range<usize>)]) -> Self {
+        let mut decoded = String::new();
+        let mut pieces = Vec::with_capacity(events.len());
+        for (event, range) in events {
+            if let Event::Text(t) = event {
+                pieces.push((decoded.len(), range.clone(), text[range.clone()] == **t));
+                decoded.push_str(t);
+            }
+        }
+        Self { decoded, pieces }
+    }
+
+    /// The piece holding decoded offset `d`.
+    fn piece(&self, d: usize) -> &(usize, Range<usize>, bool) {
+        let i = self.pieces.partition_point(|p| p.0 <= d).saturating_sub(1);
+        &self.pieces[i]
+    }
+
+    /// Source offset of decoded offset `d` when it lies in text copied from the source.
+    fn exact_source(&self, d: usize) -> Option<usize> {
+        let (start, range, exact) = self.piece(d);
+        (*exact).then(|| range.start + (d - start))
+    }
+
+    /// Source offset of decoded offset `d`: inside a decoded piece (an entity or escape),
+    /// the piece's start (`end == false`) or end.
+    fn source(&self, d: usize, end: bool) -> usize {
+        if d >= self.decoded.len() {
+            return self.pieces.last().map_or(0, |p| p.1.end);
+        }
+        let (start, range, exact) = self.piece(d);
+        match (exact, end && d > *start) {
+            (true, _) => range.start + (d - start),
+            (false, false) => range.start,
+            (false, true) => range.end,
+        }
+    }
+
+    /// Decoded offset of source offset `s` (inside a decoded piece: its end).
+    fn decoded_at(&self, s: usize) -> usize {
+        let i = self
+            .pieces
+            .partition_point(|p| p.1.start <= s)
+            .saturating_sub(1);
+        let (start, range, exact) = &self.pieces[i];
+        let len = self.pieces.get(i + 1).map_or(self.decoded.len(), |p| p.0) - start;
+        if *exact {
+            start + (s - range.start).min(len)
+        } else {
+            start + len
+        }
+    }
+
+    /// Edits for this run and its plain text (with replacements). `bare_urls`: whether
+    /// bare URLs are looked at (not inside a link, where a host would not autolink).
+    pub(super) fn sanitize(
+        &self,
+        text: &str,
+        policy: &ContentPolicy,
+        findings: &mut Findings<'_>,
+        bare_urls: bool,
+    ) -> (Vec<Edit>, String) {
+        let decoded = self.decoded.as_str();
+        let lower = decoded.to_ascii_lowercase();
+        let source_end = self.pieces.last().map_or(0, |p| p.1.end);
+        // (decoded range, edit, plain replacement)
+        let mut found: Vec<(Range<usize>, Edit, String)> = Vec::new();
+        let mut skip = 0;
+        for (d, _) in lower.match_indices("<im") {
+            if d < skip || !(lower[d..].starts_with("<img") || lower[d..].starts_with("<image")) {
+                continue;
+            }
+            let name_len = if lower[d..].starts_with("<image") {
+                6
+            } else {
+                4
+            };
+            if lower[d + name_len..]
+                .chars()
+                .next()
+                .is_some_and(|c| !c.is_ascii_whitespace() && c != '/' && c != '>')
+            {
+                continue;
+            }
+            let Some(start) = self.exact_source(d) else {
+                continue;
+            };
+            let (read, loads) = html::loading_image(&text[start..source_end], policy, MAX_TEXT_TAG);
+            skip = self.decoded_at(start + read);
+            if !loads {
+                continue;
+            }
+            let tag_source = &text[start..start + read];
+            if let Some(tag) = html::sanitize_tag(tag_source, policy, findings) {
+                found.push((
+                    d..skip,
+                    Edit {
+                        range: start..start + read,
+                        with: tag.source,
+                    },
+                    tag.plain,
+                ));
+            }
+        }
+        self.ambiguous_lt(text, &lower, findings, &mut found);
+        if bare_urls {
+            self.bare_urls(text, &lower, policy, findings, &mut found);
+            self.crossing_autolinks(text, findings, &mut found);
+        }
+        // Where a source candidate and a decoded one overlap, the longer one wins.
+        found.sort_by_key(|f| (f.0.start, std::cmp::Reverse(f.0.end)));
+        let mut plain = String::with_capacity(decoded.len());
+        let mut edits = Vec::with_capacity(found.len());
+        let mut at = 0;
+        for (range, edit, replacement) in found {
+            if range.start < at {
+                continue;
+            }
+            plain.push_str(&decoded[at..range.start]);
+            plain.push_str(&replacement);
+            at = range.end;
+            edits.push(edit);
+        }
+        plain.push_str(&decoded[at.min(decoded.len())..]);
+        (edits, plain)
+    }
+
+    /// cmark-gfm's autolinker takes a bare URL from the source up to the next whitespace
+    /// or `<`, whatever markup lies in between: in ``www.`<img src=x onerror=…>` `` it
+    /// takes the backtick that opens the code span, and the tag after it is live HTML;
+    /// in ``https://a.example/```![x](p?token=…)`` it takes an image's syntax, data
+    /// included, into the link. Where a candidate runs on past the end of this text run
+    /// (into a code span, a link, emphasis, an entity), its trigger is written as a
+    /// character reference (`www&#46;`, `https&#58;//`): the same text for every parser,
+    /// and no autolink for cmark-gfm.
+    fn crossing_autolinks(
+        &self,
+        text: &str,
+        findings: &mut Findings<'_>,
+        found: &mut Vec<(Range<usize>, Edit, String)>,
+    ) {
+        let source_start = self.pieces.first().map_or(0, |p| p.1.start);
+        let source_end = self.pieces.last().map_or(0, |p| p.1.end);
+        let raw = &text[source_start..source_end];
+        let lower = raw.to_ascii_lowercase();
+        // (end of the token, end of the candidate without GFM's trailing punctuation),
+        // shared by every trigger in one token.
+        let mut token = (0, 0);
+        let before = found.len();
+        let mut d = 0;
+        while let Some(k) = lower[d..].find(['h', 'w', 'f', 'x']) {
+            let start = d + k;
+            d = start + 1;
+            let rest = &lower[start..];
+            let trigger = if rest.starts_with("www.") {
+                let ok = raw[..start]
+                    .chars()
+                    .next_back()
+                    .is_none_or(|c| c.is_whitespace() || matches!(c, '*' | '_' | '~' | '('));
+                ok.then_some((3, "&#46;"))
+            } else {
+                let scheme = ["http://", "https://", "ftp://", "xmpp:"]
+                    .iter()
+                    .find(|p| rest.starts_with(**p))
+                    .map(|p| p.find(':').unwrap_or_default());
+                let ok = !raw[..start]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_ascii_alphabetic());
+                scheme.filter(|_| ok).map(|colon| (colon, "&#58;"))
+            };
+            let Some((offset, reference)) = trigger else {
+                continue;
+            };
+            let at = source_start + start;
+            if at >= token.0 {
+                let end = at
+                    + text[at..]
+                        .find(|c: char| c.is_whitespace() || c == '<')
+                        .unwrap_or(text.len() - at);
+                token = (end, at + trim_autolink(&text[at..end]).len());
+            }
+            // Emphasis closers and punctuation at the end stay out of the link (`**URL**`).
+            if token.1 <= source_end {
+                continue;
+            }
+            let edit = Edit {
+                range: at + offset..at + offset + 1,
+                with: reference.to_owned(),
+            };
+            let decoded = self.decoded_at(at + offset);
+            let plain = text[at + offset..=at + offset].to_owned();
+            found.push((decoded..decoded + 1, edit, plain));
+        }
+        if found.len() > before {
+            findings.push(
+                Code::HtmlSanitized,
+                "a bare URL ran on into other markdown, which cmark-gfm's autolinker would take into the link; the URL was written so that it is not autolinked".to_owned(),
+            );
+        }
+    }
+
+    /// `<` in text that another reading would take as markup becomes `&lt;` (text for
+    /// every parser):
+    /// - an escaped `\\<`: cmark-gfm's autolinker takes a bare URL up to the next `<`
+    ///   from the source, so in `www.\\<img …>` the backslash goes into the link and the
+    ///   tag is live;
+    /// - a literal `<` opening `source` or `search` (as a tag name): `CommonMark` 0.29
+    ///   (cmark-gfm) starts an HTML block at a line's `<source`, 0.31 (`pulldown-cmark`)
+    ///   at `<search`, and an HTML block's lines are raw HTML, unchecked as markdown.
+    fn ambiguous_lt(
+        &self,
+        text: &str,
+        lower: &str,
+        findings: &mut Findings<'_>,
+        found: &mut Vec<(Range<usize>, Edit, String)>,
+    ) {
+        let before = found.len();
+        let source_start = self.pieces.first().map_or(0, |p| p.1.start);
+        let source_end = self.pieces.last().map_or(0, |p| p.1.end);
+        let raw = &text[source_start..source_end];
+        for (i, _) in raw.match_indices("\\<") {
+            let backslashes = raw[..=i].bytes().rev().take_while(|&b| b == b'\\').count();
+            if backslashes % 2 == 1 {
+                let at = source_start + i;
+                // The decoded `<` ends where the source after `\\<` starts.
+                let d = self.decoded_at(at + 2).saturating_sub(1);
+                let edit = Edit {
+                    range: at..at + 2,
+                    with: markup::LT.to_owned(),
+                };
+                found.push((d..d + 1, edit, "<".to_owned()));
+            }
+        }
+        for (d, _) in lower.match_indices('<') {
+            let name = lower[d + 1..].strip_prefix('/').unwrap_or(&lower[d + 1..]);
+            let tag = ["source", "search"]
+                .iter()
+                .find_map(|t| name.strip_prefix(t));
+            let ends_name = tag.is_some_and(|after| {
+                after.is_empty()
+                    || after.starts_with(|c: char| c.is_ascii_whitespace() || c == '>' || c == '/')
+            });
+            if let (true, Some(at)) = (ends_name, self.exact_source(d)) {
+                let edit = Edit {
+                    range: at..at + 1,
+                    with: markup::LT.to_owned(),
+                };
+                found.push((d..d + 1, edit, "<".to_owned()));
+            }
+        }
+        if found.len() > before {
+            findings.push(
+                Code::HtmlSanitized,
+                "a `<` that another markdown reading takes as markup (after an escape next to a bare URL, or opening source/search) is now written &lt;".to_owned(),
+            );
+        }
+    }
+
+    /// Bare `http://`, `https://` and `www.` URLs (GFM extended autolinks) that carry data
+    /// to an untrusted host become `URL (link removed)`, the URL defanged
+    /// ([`markup::defanged_url`]). They are looked for twice: in the decoded text, and, when
+    /// the run holds escapes or entities, in its source as well, because cmark-gfm's
+    /// autolinker reads the source (`https://a.example/\\>?token=…` is one link for it,
+    /// backslash included, while the decoded text has a `>` that ends the URL).
+    fn bare_urls(
+        &self,
+        text: &str,
+        lower: &str,
+        policy: &ContentPolicy,
+        findings: &mut Findings<'_>,
+        found: &mut Vec<(Range<usize>, Edit, String)>,
+    ) {
+        for (range, url) in bare_url_candidates(&self.decoded, lower) {
+            if let Some((with, plain)) = bare_url_edit(&url, policy, findings) {
+                let source = self.source(range.start, false)..self.source(range.end, true);
+                found.push((
+                    range,
+                    Edit {
+                        range: source,
+                        with,
+                    },
+                    plain,
+                ));
+            }
+        }
+        let verbatim = self.pieces.iter().all(|p| p.2)
+            && self.pieces.windows(2).all(|w| w[0].1.end == w[1].1.start);
+        if verbatim {
+            return;
+        }
+        let source_start = self.pieces.first().map_or(0, |p| p.1.start);
+        let source_end = self.pieces.last().map_or(0, |p| p.1.end);
+        let raw = &text[source_start..source_end];
+        for (range, url) in bare_url_candidates(raw, &raw.to_ascii_lowercase()) {
+            if let Some((with, plain)) = bare_url_edit(&url, policy, findings) {
+                let source = source_start + range.start..source_start + range.end;
+                let decoded = self.decoded_at(source.start)..self.decoded_at(source.end);
+                found.push((
+                    decoded,
+                    Edit {
+                        range: source,
+                        with,
+                    },
+                    plain,
+                ));
+            }
+        }
+    }
+}
+
+/// Bare URL candidates of `text` (`lower` is its ASCII lowercase) as GFM extended
+/// autolinks find them, with their range in `text`. A `www.` link starts at the start of
+/// the text, after whitespace or after `*`, `_`, `~`, `(` (the GFM spec); an
+/// `http(s)://` link (and cmark-gfm's `ftp://` and `xmpp:` ones) after anything but an
+/// ASCII letter, because that is what cmark-gfm,
+/// the renderer GitHub runs, links (after `"`, `-`, `.`, `<`, `` ` ``, `]` too). The
+/// candidate runs up to whitespace or `<` with trailing punctuation and unbalanced `)`
+/// left out, as GFM does; the URL parser decides the rest.
+fn bare_url_candidates(text: &str, lower: &str) -> Vec<(Range<usize>, url::Url)> {
+    let mut out = Vec::new();
+    let mut skip = 0;
+    let mut d = 0;
+    while let Some(k) = lower[d..].find(['h', 'w', 'f', 'x']) {
+        let start = d + k;
+        d = start + 1;
+        let rest = &lower[start..];
+        let www = rest.starts_with("www.");
+        if start < skip
+            || !(www
+                || rest.starts_with("http://")
+                || rest.starts_with("https://")
+                || rest.starts_with("ftp://")
+                || rest.starts_with("xmpp:"))
+            || text[..start].chars().next_back().is_some_and(|c| {
+                if www {
+                    !c.is_whitespace() && !matches!(c, '*' | '_' | '~' | '(')
+                } else {
+                    c.is_ascii_alphabetic()
+                }
+            })
+        {
+            continue;
+        }
+        let mut end = start
+            + text[start..]
+                .find(|c: char| c.is_whitespace() || c == '<')
+                .unwrap_or(text.len() - start);
+        skip = end;
+        // In source, a backslash right before the `<` escapes it (it becomes `&lt;`,
+        // [`TextRun::ambiguous_lt`]); it is not part of the URL shown.
+        if text[end..].starts_with('<') && text[..end].ends_with('\\') {
+            end -= 1;
+        }
+        let candidate = trim_autolink(&text[start..end]);
+        let parsed = if www {
+            url::Url::parse(&format!("http://{candidate}"))
+        } else {
+            url::Url::parse(candidate)
+        };
+        if let Ok(url) = parsed {
+            out.push((start..start + candidate.len(), url));
+        }
+    }
+    out
+}
+
+/// The replacement of a bare URL (markdown source, plain text) when it carries data to an
+/// untrusted host, with its finding; `None` when it may stay.
+fn bare_url_edit(
+    url: &url::Url,
+    policy: &ContentPolicy,
+    findings: &mut Findings<'_>,
+) -> Option<(String, String)> {
+    let url = match markup::classify(url.as_str()) {
+        Target::Web(url) => url,
+        Target::Disallowed(scheme) => {
+            findings.push(
+                Code::DangerousUrlScheme,
+                format!(
+                    "a bare {scheme}: URL (cmark-gfm autolinks it) was made inert and is shown"
+                ),
+            );
+            let (source, plain) = markup::defanged_url(url);
+            return Some((
+                format!("{source} (link removed)"),
+                format!("{plain} (link removed)"),
+            ));
+        }
+        Target::Mailto | Target::Relative | Target::Invalid => return None,
+    };
+    let host = url.host_str().unwrap_or_default();
+    let carriers = markup::data_carriers(&url);
+    if policy.is_trusted(host) || carriers.is_empty() {
+        return None;
+    }
+    findings.push(
+        Code::LinkExfiltration,
+        format!(
+            "a bare URL to {host} carried data ({}); hosts that autolink bare URLs would make it a link, so it was made inert and its full target is shown",
+            carriers.join(", ")
+        ),
+    );
+    let (source, plain) = markup::defanged_url(&url);
+    Some((
+        format!("{source} (link removed)"),
+        format!("{plain} (link removed)"),
+    ))
+}
+
+/// A GFM extended autolink candidate without trailing punctuation (`?!.,:*_~'"`), an
+/// unbalanced closing parenthesis or a trailing entity-like `&name;`.
+fn trim_autolink(candidate: &str) -> &str {
+    let mut s = candidate;
+    loop {
+        let before = s.len();
+        s = s.trim_end_matches(['?', '!', '.', ',', ':', '*', '_', '~', '\'', '"']);
+        if s.ends_with(')') && s.matches('(').count() < s.matches(')').count() {
+            s = &s[..s.len() - 1];
+        }
+        if s.ends_with(';')
+            && let Some(amp) = s.rfind('&')
+            && s[amp + 1..s.len() - 1]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric())
+        {
+            s = &s[..amp];
+        }
+        if s.len() == before {
+            return s;
+        }
+    }
+}
