@@ -514,21 +514,44 @@ const LONG_VALUE_CHARS: usize = 96;
 /// Empty when the URL looks ordinary (`?page=2&sort=asc`).
 pub(crate) fn data_carriers(url: &Url) -> Vec<String> {
     let mut names = Vec::new();
-    for (name, value) in url.query_pairs() {
-        if is_data_pair(&name, &value) && !names.iter().any(|n: &String| *n == *name) {
-            names.push(name.into_owned());
+    if let Some(query) = url.query() {
+        for (name, value) in pairs(query) {
+            if is_data_pair(&name, &value) && !names.iter().any(|n: &String| *n == *name) {
+                names.push(name.into_owned());
+            }
         }
     }
     if let Some(fragment) = url.fragment() {
         let carries = fragment.len() >= LONG_VALUE_CHARS
-            // `#?token=…` carries `token` as much as `#token=…` does.
-            || url::form_urlencoded::parse(fragment.trim_start_matches(['?', '/', '!']).as_bytes())
-                .any(|(n, v)| is_data_pair(&n, &v));
+            || pairs(fragment).any(|(n, v)| is_data_pair(&n, &v));
         if carries {
             names.push("#fragment".to_owned());
         }
     }
     names
+}
+
+/// The `name=value` pairs of a query or fragment as a server might split them: at `&`,
+/// and also at `;` (the older separator many servers still accept) and at a `?` or `/`
+/// inside it (`#?token=…`, `?a=1?token=…`, `?x=…/token=…`), so a value cannot hide
+/// behind another separator than the URL Standard's. Pairs both as written and split at the extra separators, so a long value keeps
+/// counting as one.
+fn pairs(part: &str) -> impl Iterator<Item = (Cow<'static, str>, Cow<'static, str>)> {
+    let split = part.replace([';', '?', '/'], "&");
+    let owned = |(n, v): (Cow<'_, str>, Cow<'_, str>)| -> (Cow<'static, str>, Cow<'static, str>) {
+        (Cow::Owned(n.into_owned()), Cow::Owned(v.into_owned()))
+    };
+    let written: Vec<_> = url::form_urlencoded::parse(part.as_bytes())
+        .map(owned)
+        .collect();
+    let extra: Vec<_> = if split == part {
+        Vec::new()
+    } else {
+        url::form_urlencoded::parse(split.as_bytes())
+            .map(owned)
+            .collect()
+    };
+    written.into_iter().chain(extra)
 }
 
 fn is_data_pair(name: &str, value: &str) -> bool {
@@ -741,8 +764,8 @@ pub(crate) const LT: &str = "&lt;";
 
 /// Escapes every ASCII punctuation character of markdown text (fallback when the
 /// sanitizer does not settle, or when a second reading finds something active), `<` as
-/// [`LT`], and defangs what GFM autolinkers start a link at: `://` becomes `[:]//` and
-/// `www.` becomes `www[.]`. Escaping alone does not stop an autolink (cmark-gfm takes the
+/// [`LT`], and defangs what GFM autolinkers start a link at: `://` becomes `[:]//`,
+/// `xmpp:` becomes `xmpp[:]` and `www.` becomes `www[.]`. Escaping alone does not stop an autolink (cmark-gfm takes the
 /// backslashes into the URL), and the URL rules of the parsers differ in corners (what
 /// ends a `www.` domain), so the fallback leaves no autolink to find at all.
 fn escape_markdown_all(text: &str) -> String {
@@ -753,7 +776,10 @@ fn escape_markdown_all(text: &str) -> String {
             out.push_str(LT);
             continue;
         }
-        if ch == ':' && bytes[i + 1..].starts_with(b"//") {
+        if ch == ':'
+            && (bytes[i + 1..].starts_with(b"//")
+                || (i >= 4 && bytes[i - 4..i].eq_ignore_ascii_case(b"xmpp")))
+        {
             out.push_str("\\[:\\]");
             continue;
         }

@@ -613,6 +613,16 @@ fn cmark_gfm_corners_comrak_does_not_share_are_made_inert() {
         // `ftp://` and `xmpp:` autolinks.
         ("ftp://evil.example/x", "ftp\\[:\\]//", "ftp://"),
         ("1.\txmpp:a@evil.example", "xmpp\\[:\\]", "xmpp:a"),
+        // A candidate the URL parser refuses does not hide a later one in its token.
+        ("https://[**xmpp:a@evil.example", "xmpp\\[:\\]", "xmpp:a"),
+        // Text other readers take for a definition to a harmful destination.
+        ("a[r]: javascript:alert(1)", "a\\[r]:", "a[r]:"),
+        // A value behind another separator than `&` still carries data.
+        (
+            "[a](https://evil.example/?x=1;token=c2VjcmV0)",
+            "(link removed",
+            "](https",
+        ),
         // The autolinker takes a code span's backtick, and the tag in it is live.
         ("www.`<img src=x onerror=alert(1)>`", "www&#46;`", "www.`"),
         (

@@ -122,6 +122,7 @@ impl TextRun {
             }
         }
         self.ambiguous_lt(text, &lower, findings, &mut found);
+        self.definition_like(text, policy, findings, &mut found);
         if bare_urls {
             self.bare_urls(text, &lower, policy, findings, &mut found);
             self.crossing_autolinks(text, findings, &mut found);
@@ -215,6 +216,72 @@ impl TextRun {
             findings.push(
                 Code::HtmlSanitized,
                 "a bare URL ran on into other markdown, which cmark-gfm's autolinker would take into the link; the URL was written so that it is not autolinked".to_owned(),
+            );
+        }
+    }
+
+    /// Text that reads like a link reference definition to a destination no link may have
+    /// (`[x]: javascript:…`, or data to an untrusted host) gets its `[` escaped. This
+    /// parser took it for text, but the parsers disagree on what a definition is (which
+    /// destinations are valid, where a container ends, what an HTML block before it
+    /// leaves), and a reader that takes it for a definition makes every `[x]` a live link.
+    fn definition_like(
+        &self,
+        text: &str,
+        policy: &ContentPolicy,
+        findings: &mut Findings<'_>,
+        found: &mut Vec<(Range<usize>, Edit, String)>,
+    ) {
+        let decoded = self.decoded.as_str();
+        let before = found.len();
+        let mut searched_to = 0;
+        // End of the last destination looked at: a `]:` inside it belongs to it (and
+        // skipping it keeps the work linear).
+        let mut dest_end = 0;
+        for (colon, _) in decoded.match_indices("]:") {
+            if colon < dest_end {
+                continue;
+            }
+            // A label holds no unescaped `[` or `]` and at most 999 characters.
+            let from = colon.saturating_sub(1000).max(searched_to);
+            searched_to = colon;
+            let Some(open) = decoded[from..colon].rfind('[').map(|i| from + i) else {
+                continue;
+            };
+            if decoded[open + 1..colon].contains(']') {
+                continue;
+            }
+            let rest = decoded[colon + 2..].trim_start();
+            let dest = rest.split(char::is_whitespace).next().unwrap_or_default();
+            dest_end = decoded.len() - rest.len() + dest.len();
+            let dest = dest
+                .strip_prefix('<')
+                .map_or(dest, |d| d.split('>').next().unwrap_or_default());
+            let harmful = match markup::classify(dest) {
+                Target::Disallowed(_) => true,
+                Target::Web(url) => {
+                    !policy.is_trusted(url.host_str().unwrap_or_default())
+                        && !markup::data_carriers(&url).is_empty()
+                }
+                Target::Mailto | Target::Relative | Target::Invalid => false,
+            };
+            let Some(at) = self.exact_source(open).filter(|_| harmful) else {
+                continue;
+            };
+            // Already escaped (the backslash is left out of the decoded text).
+            let backslashes = text[..at].bytes().rev().take_while(|&b| b == b'\\').count();
+            if backslashes % 2 == 0 {
+                let edit = Edit {
+                    range: at..at + 1,
+                    with: "\\[".to_owned(),
+                };
+                found.push((open..open + 1, edit, "[".to_owned()));
+            }
+        }
+        if found.len() > before {
+            findings.push(
+                Code::DangerousUrlScheme,
+                "text that other markdown readers take for a link reference definition to a harmful destination had its [ escaped".to_owned(),
             );
         }
     }
@@ -339,6 +406,14 @@ impl TextRun {
 fn bare_url_candidates(text: &str, lower: &str) -> Vec<(Range<usize>, url::Url)> {
     let mut out = Vec::new();
     let mut skip = 0;
+    // End of the current whitespace-delimited token, and how many candidates in it were
+    // looked at. Every trigger in a token is looked at, not only the first: cmark-gfm
+    // validates a domain more strictly than the URL parser, moves on past one it refuses
+    // and links a later one (`https://[**xmpp:a@b.c` is a valid URL with user info for
+    // the URL parser; cmark-gfm links the `xmpp:`). Up to [`MAX_CANDIDATES_IN_TOKEN`]: the
+    // rest of such a token is left to the second reading.
+    let mut token_end = 0;
+    let mut looked_at = 0;
     let mut d = 0;
     while let Some(k) = lower[d..].find(['h', 'w', 'f', 'x']) {
         let start = d + k;
@@ -361,11 +436,14 @@ fn bare_url_candidates(text: &str, lower: &str) -> Vec<(Range<usize>, url::Url)>
         {
             continue;
         }
-        let mut end = start
-            + text[start..]
-                .find(|c: char| c.is_whitespace() || c == '<')
-                .unwrap_or(text.len() - start);
-        skip = end;
+        if start >= token_end {
+            token_end = start
+                + text[start..]
+                    .find(|c: char| c.is_whitespace() || c == '<')
+                    .unwrap_or(text.len() - start);
+            looked_at = 0;
+        }
+        let mut end = token_end;
         // In source, a backslash right before the `<` escapes it (it becomes `&lt;`,
         // [`TextRun::ambiguous_lt`]); it is not part of the URL shown.
         if text[end..].starts_with('<') && text[..end].ends_with('\\') {
@@ -380,9 +458,17 @@ fn bare_url_candidates(text: &str, lower: &str) -> Vec<(Range<usize>, url::Url)>
         if let Ok(url) = parsed {
             out.push((start..start + candidate.len(), url));
         }
+        looked_at += 1;
+        if looked_at >= MAX_CANDIDATES_IN_TOKEN {
+            skip = token_end;
+        }
     }
     out
 }
+
+/// How many URL candidates of one token are looked at before the rest of it is skipped
+/// (each costs a parse of the rest of the token).
+const MAX_CANDIDATES_IN_TOKEN: usize = 64;
 
 /// The replacement of a bare URL (markdown source, plain text) when it carries data to an
 /// untrusted host, with its finding; `None` when it may stay.
