@@ -54,8 +54,11 @@ pub(crate) fn first_active(text: &str, policy: &ContentPolicy) -> Option<(Code, 
     // `super::markdown::sanitize`).
     let mut without_footnotes = options();
     without_footnotes.extension.footnotes = false;
-    first_active_with(text, policy, &options())
-        .or_else(|| first_active_with(text, policy, &without_footnotes))
+    first_active_with(text, policy, &options()).or_else(|| {
+        // Without `[^` there is no footnote syntax: both readings are the same.
+        memchr::memmem::find(text.as_bytes(), b"[^")
+            .and_then(|_| first_active_with(text, policy, &without_footnotes))
+    })
 }
 
 fn first_active_with(

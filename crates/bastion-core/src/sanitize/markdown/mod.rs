@@ -104,6 +104,11 @@ pub(crate) fn sanitize(
     findings: &mut Findings<'_>,
 ) -> Option<String> {
     let with_footnotes = sanitize_reading(text, options(), policy, findings);
+    let current = with_footnotes.as_deref().unwrap_or(text);
+    // Without `[^` there is no footnote syntax: both readings are the same.
+    if memchr::memmem::find(current.as_bytes(), b"[^").is_none() {
+        return with_footnotes;
+    }
     let without = sanitize_reading(
         with_footnotes.as_deref().unwrap_or(text),
         options() - Options::ENABLE_FOOTNOTES,
