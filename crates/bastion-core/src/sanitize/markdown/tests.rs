@@ -657,3 +657,19 @@ fn cmark_gfm_corners_comrak_does_not_share_are_made_inert() {
         );
     }
 }
+
+/// The search for a definition's label 1,000 bytes back from `]:` starts at a character
+/// boundary (found by the `markdown` fuzz target: it started inside a multibyte
+/// character and panicked).
+#[test]
+fn the_label_search_starts_at_a_character_boundary() {
+    for pad in 997..1002 {
+        let text = format!(
+            "é{}[x]: javascript:alert(1) é{}]: y",
+            "a".repeat(pad),
+            "b".repeat(pad)
+        );
+        let (out, _, _) = run(&text);
+        assert!(!out.contains("a[x]: javascript"), "{out:?}");
+    }
+}

@@ -243,7 +243,10 @@ impl TextRun {
                 continue;
             }
             // A label holds no unescaped `[` or `]` and at most 999 characters.
-            let from = colon.saturating_sub(1000).max(searched_to);
+            let mut from = colon.saturating_sub(1000).max(searched_to);
+            while !decoded.is_char_boundary(from) {
+                from += 1;
+            }
             searched_to = colon;
             let Some(open) = decoded[from..colon].rfind('[').map(|i| from + i) else {
                 continue;
