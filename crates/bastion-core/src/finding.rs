@@ -148,6 +148,8 @@ finding_codes! {
     UnknownResponseId => "unknown_response_id", "a response answers an id that has no pending request";
     /// Duplicate pending request id.
     DuplicateRequestId => "duplicate_request_id", "a request reuses the id of a request still pending";
+    /// A check panicked (a bug in Bastion): the message was refused, not passed unchecked.
+    InspectionFailed => "inspection_failed", "a check failed inside mcp-bastion (a bug) while handling this message; the message was refused rather than passed on unchecked, and the side waiting for it got an error";
     /// Unicode tag characters.
     HiddenUnicodeTag => "hidden_unicode_tag", "Unicode tag characters (U+E0000..U+E007F) hide ASCII text";
     /// Bidi controls.

@@ -13,7 +13,7 @@
 use crate::audit::AuditSink;
 use crate::io::{FrameReader, Outbox, ReadEvent, write_frames};
 use crate::pinning::{PinMode, Pinning};
-use crate::relay::Relay;
+use crate::relay::{HOST_TO_SERVER, Relay, SERVER_TO_HOST};
 use crate::{GatewayError, child};
 use bastion_core::Limits;
 use bastion_core::finding::{Code, Verdict};
@@ -145,6 +145,13 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    // Test builds only: the fail points named in `FAILPOINTS`, once per process.
+    #[cfg(feature = "failpoints")]
+    {
+        static SETUP: std::sync::Once = std::sync::Once::new();
+        // The scenario's guard stays held for the life of the process.
+        SETUP.call_once(|| std::mem::forget(fail::FailScenario::setup()));
+    }
     // Compile the detectors (~45 ms) and the sanitizers while the store opens and the
     // server starts, not on its first answer.
     drop(tokio::task::spawn_blocking(bastion_core::detect::warm_up));
@@ -395,26 +402,39 @@ async fn open_pinning(
     Ok(pinning)
 }
 
+/// Reads the host's frames and hands each to the relay, behind the panic boundary
+/// ([`Relay::contain`]): a bug in a check refuses that one frame, and reading goes on.
 async fn read_host<R: AsyncRead + Unpin>(relay: &Arc<Relay>, mut reader: FrameReader<R>) {
     loop {
         match reader.next().await {
-            Ok(ReadEvent::Frame(f)) => relay.on_host_frame(f).await,
+            Ok(ReadEvent::Frame(f)) => {
+                relay
+                    .contain(HOST_TO_SERVER, f.len(), relay.on_host_frame(f))
+                    .await;
+            }
             Ok(ReadEvent::Oversized { bytes, prefix }) => {
-                relay.host_oversized(bytes, json::recover(&prefix)).await;
+                let handling = async { relay.host_oversized(bytes, json::recover(&prefix)).await };
+                relay.contain(HOST_TO_SERVER, bytes, handling).await;
             }
             Ok(ReadEvent::PartialTimeout { bytes, prefix }) => {
-                relay.host_read_timeout(bytes, json::recover(&prefix)).await;
+                let handling =
+                    async { relay.host_read_timeout(bytes, json::recover(&prefix)).await };
+                relay.contain(HOST_TO_SERVER, bytes, handling).await;
             }
             Ok(ReadEvent::Eof) | Err(_) => return,
         }
     }
 }
 
+/// Reads the server's frames and hands each to the relay, behind the panic boundary
+/// ([`Relay::contain`]).
 async fn read_server<R: AsyncRead + Unpin>(relay: &Relay, mut reader: FrameReader<R>) {
     loop {
         match reader.next().await {
             Ok(ReadEvent::Frame(f)) => {
-                relay.on_server_frame(f).await;
+                relay
+                    .contain(SERVER_TO_HOST, f.len(), relay.on_server_frame(f))
+                    .await;
                 if !reader.has_ready() && relay.has_inline_jobs() {
                     // Let the writers send what was forwarded before the audit work.
                     tokio::task::yield_now().await;
@@ -423,16 +443,24 @@ async fn read_server<R: AsyncRead + Unpin>(relay: &Relay, mut reader: FrameReade
             }
             Ok(ReadEvent::Oversized { bytes, prefix }) => {
                 let detail = format!("a frame of {bytes} bytes exceeds the limit");
-                relay
-                    .server_rejected(Code::FrameTooLarge, &detail, &json::recover(&prefix), bytes)
-                    .await;
+                let handling = async {
+                    let rec = json::recover(&prefix);
+                    relay
+                        .server_rejected(Code::FrameTooLarge, &detail, &rec, bytes)
+                        .await;
+                };
+                relay.contain(SERVER_TO_HOST, bytes, handling).await;
             }
             Ok(ReadEvent::PartialTimeout { bytes, prefix }) => {
                 let detail =
                     format!("a frame stayed incomplete ({bytes} bytes) beyond the read timeout");
-                relay
-                    .server_rejected(Code::ReadTimeout, &detail, &json::recover(&prefix), bytes)
-                    .await;
+                let handling = async {
+                    let rec = json::recover(&prefix);
+                    relay
+                        .server_rejected(Code::ReadTimeout, &detail, &rec, bytes)
+                        .await;
+                };
+                relay.contain(SERVER_TO_HOST, bytes, handling).await;
             }
             Ok(ReadEvent::Eof) | Err(_) => {
                 relay.run_inline_jobs().await;

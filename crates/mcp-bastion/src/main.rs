@@ -150,6 +150,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    std::panic::set_hook(Box::new(report_panic));
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -168,6 +169,23 @@ fn main() -> ExitCode {
             eprintln!("mcp-bastion: {e:#}");
             ExitCode::from(3)
         }
+    }
+}
+
+/// The panic hook: where the bug is, never the panic's message. A message can quote the
+/// hostile text being checked (a string slice's message quotes the string), and stderr
+/// lands in host logs and terminals; `RUST_BACKTRACE=1` adds the backtrace.
+fn report_panic(info: &std::panic::PanicHookInfo<'_>) {
+    let at = info
+        .location()
+        .map_or_else(|| "an unknown place".to_owned(), ToString::to_string);
+    let thread = std::thread::current();
+    eprintln!(
+        "mcp-bastion: internal error (a bug) at {at} on thread {}; the message is withheld because it may quote untrusted input. Please report it at the location given.",
+        thread.name().unwrap_or("unnamed")
+    );
+    if std::env::var_os("RUST_BACKTRACE").is_some_and(|v| v != "0") {
+        eprintln!("{}", std::backtrace::Backtrace::force_capture());
     }
 }
 

@@ -1041,6 +1041,9 @@ mod ui_build;
 #[path = "cli/faults.rs"]
 mod faults;
 
+#[path = "cli/panic_boundary.rs"]
+mod panic_boundary;
+
 #[path = "cli/serve.rs"]
 mod serve;
 

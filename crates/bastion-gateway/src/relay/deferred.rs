@@ -89,7 +89,16 @@ impl Deferred {
             .name("bastion-audit".into())
             .spawn(move || {
                 while let Some((work, permit)) = rx.blocking_recv() {
-                    let events = work();
+                    // A panic in one piece of work (a bug) must not end the thread: later
+                    // results would then be audited on the relay thread.
+                    let events =
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(work))
+                            .unwrap_or_else(|_| {
+                                eprintln!(
+                                    "mcp-bastion: the audit work of a result failed inside mcp-bastion (a bug); its audit events are missing"
+                                );
+                                Vec::new()
+                            });
                     drop(permit);
                     for event in events {
                         audit.record_blocking(event);

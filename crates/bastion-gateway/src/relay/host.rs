@@ -2,6 +2,7 @@
 //! the refused frame was the host's answer to a server request), refuse calls to
 //! withheld descriptors, correlate requests, forward the rest byte for byte.
 
+use super::boundary::{Debt, Owe};
 use super::{Ev, H2S, MAX_ID_BYTES, MAX_PENDING, Relay, audit_target, target_of};
 use crate::io::Sent;
 use crate::pending::RequestExtra;
@@ -164,6 +165,17 @@ impl Relay {
         method: String,
     ) {
         let raw_id = map.get("id").cloned().unwrap_or(Value::Null);
+        // Until the request is forwarded or refused, a panic below answers the host.
+        let mut owe = Owe::new(
+            self,
+            Debt::HostRequest {
+                id: id.clone(),
+                raw_id: raw_id.clone(),
+                method: method.clone(),
+            },
+        );
+        #[cfg(feature = "failpoints")]
+        fail::fail_point!("relay::host_request");
         let params = map.get("params");
         let target = target_of(&method, params);
         let shown = audit_target(&method, target.as_deref());
@@ -337,13 +349,25 @@ impl Relay {
             if let Some(seen) = unlisted {
                 let relay = self.clone();
                 let setup = setup.clone();
+                // The task owes the host the answer now, behind a boundary of its own.
+                let debt = Debt::HostRequest {
+                    id: held.id.clone(),
+                    raw_id: held.raw_id.clone(),
+                    method: method.clone(),
+                };
+                owe.paid();
                 tokio::spawn(async move {
-                    let meta = held.params.get("_meta").cloned();
-                    let complete = relay.list_tools_on_own_behalf(seen, meta.as_ref()).await;
-                    if complete && relay.refuse_unlisted(&held).await {
-                        return;
-                    }
-                    relay.confirm_call(&setup, held).await;
+                    let boundary = relay.clone();
+                    let handling = async move {
+                        let _owe = Owe::new(&relay, debt);
+                        let meta = held.params.get("_meta").cloned();
+                        let complete = relay.list_tools_on_own_behalf(seen, meta.as_ref()).await;
+                        if complete && relay.refuse_unlisted(&held).await {
+                            return;
+                        }
+                        relay.confirm_call(&setup, held).await;
+                    };
+                    boundary.contain(H2S, bytes, handling).await;
                 });
                 return;
             }
@@ -358,6 +382,7 @@ impl Relay {
         };
         self.forward_request(frame, id, raw_id, method, shown, extra)
             .await;
+        owe.paid();
     }
 
     /// Registers `id` as pending at the server (deadline per method) and forwards the
@@ -519,6 +544,14 @@ impl Relay {
                 .await;
             return;
         };
+        // Until the answer is forwarded or refused, a panic below answers the server.
+        let _owe = Owe::new(
+            self,
+            Debt::ServerAnswer {
+                raw_id: raw_id.clone(),
+                method: method.clone(),
+            },
+        );
         if let Some(result) = map.get("result")
             && let Err(e) = methods::check_result(&method, result)
         {

@@ -8,6 +8,7 @@
 mod approve;
 mod approve_record;
 mod approve_stateless;
+mod boundary;
 mod contract;
 mod deferred;
 mod elicit;
@@ -21,6 +22,7 @@ mod server;
 mod timers;
 
 pub(crate) use approve::OWN_ID_PREFIX;
+pub(crate) use boundary::{HOST_TO_SERVER, SERVER_TO_HOST};
 use deferred::{Deferred, INLINE_AUDIT_BYTES, Job, Work};
 pub use elicit::ElicitSetup;
 pub use publish::PublishSetup;
@@ -199,6 +201,8 @@ pub(crate) struct Relay {
     /// Audit work of small results, run once the reader has no frame left to handle
     /// (after the writers had their turn): the answer reaches the host before it.
     inline_jobs: Mutex<Vec<Job>>,
+    /// Obligations filed by handlers that panicked, paid by [`Relay::contain`].
+    owed: Mutex<Vec<boundary::Debt>>,
     /// Compiled outputSchemas, by tool and schema hash.
     schemas: bastion_core::schema::OutputSchemaCache,
     /// Descriptor pinning, when a store is configured.
@@ -374,6 +378,7 @@ impl Relay {
             server_stalled: AtomicBool::new(false),
             deferred: Deferred::start(audit.clone()),
             inline_jobs: Mutex::new(Vec::new()),
+            owed: Mutex::new(Vec::new()),
             schemas: bastion_core::schema::OutputSchemaCache::default(),
             pinning,
             audit,

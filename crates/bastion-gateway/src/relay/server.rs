@@ -3,6 +3,7 @@
 //! their pins in `lists.rs`), clean every string, forward — then audit, with the slow
 //! audit work off the latency path.
 
+use super::boundary::{Debt, HeldAnswer, Owe};
 use super::{Ev, INLINE_AUDIT_BYTES, Relay, S2H, serialize};
 use crate::pending::HostRequest;
 use bastion_core::envelope::{Id, Kind, codes};
@@ -134,6 +135,8 @@ impl Relay {
                 .await;
             return;
         };
+        // Until the host has its answer, a panic below answers it (`boundary`).
+        let mut req = HeldAnswer::new(self, req);
         if let Some(d) = &req.requirement {
             self.finish_retry(d);
         }
@@ -294,12 +297,27 @@ impl Relay {
         let method = req.method.clone();
         let opts = self.result_opts.clone();
         let base = ev(verdict).removed(removed).0;
+        req.paid();
         let deferred = move || {
             let injection = if matches!(method.as_str(), "tools/call" | "resources/read" | "prompts/get")
                 // With `injection = "block"` the scan already ran before forwarding.
                 && !opts.content.injection_blocks()
             {
-                injection_findings(&method, &final_result, &opts)
+                // Audit-only work after forwarding: a panic in it (a bug) is recorded as
+                // such, and the event is kept.
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    #[cfg(feature = "failpoints")]
+                    fail::fail_point!("relay::injection_scan");
+                    injection_findings(&method, &final_result, &opts)
+                }))
+                .unwrap_or_else(|_| {
+                    vec![Finding::new(
+                        Code::InspectionFailed,
+                        Severity::Warn,
+                        "",
+                        "the instruction scan of this result failed inside mcp-bastion",
+                    )]
+                })
             } else {
                 Vec::new()
             };
@@ -393,6 +411,8 @@ impl Relay {
                 }
             }
             _ => {
+                #[cfg(feature = "failpoints")]
+                fail::fail_point!("relay::inspect");
                 let o = inspect_result(&req.method, result, &self.result_opts);
                 Inspected {
                     rewritten: o.rewritten,
@@ -406,7 +426,9 @@ impl Relay {
 
     async fn server_error(&self, frame: Vec<u8>, mut map: Map<String, Value>, id: Option<&Id>) {
         let raw_id = map.get("id").cloned().unwrap_or(Value::Null);
-        let req = id.and_then(|i| self.state().pending.take_host(i));
+        let req = id
+            .and_then(|i| self.state().pending.take_host(i))
+            .map(|r| HeldAnswer::new(self, r));
         if let Some(r) = &req
             && r.own
         {
@@ -477,6 +499,17 @@ impl Relay {
                 .method(method)
                 .id(&raw_id)
         };
+        // Until the request is forwarded or refused, a panic below answers the server.
+        let mut owe = Owe::new(
+            self,
+            Debt::ServerRequest {
+                id: id.clone(),
+                raw_id: raw_id.clone(),
+                method: method.to_owned(),
+            },
+        );
+        #[cfg(feature = "failpoints")]
+        fail::fail_point!("relay::server_request");
         let own_prefix = matches!(&id, Id::Str(s) if s.starts_with(super::OWN_ID_PREFIX));
         let problem = match methods::check_request_params(method, map.get("params")) {
             Ok(()) if own_prefix => Some((
@@ -558,6 +591,7 @@ impl Relay {
                 frame
             })
             .await;
+        owe.paid();
     }
 
     async fn server_notification(&self, frame: Vec<u8>, mut map: Map<String, Value>, method: &str) {

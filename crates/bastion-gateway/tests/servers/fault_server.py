@@ -22,8 +22,8 @@ tools/list answers FAULT_TOOLS (default 3) tools named t00000, t00001, ... in re
 order, then the eight tools above; with FAULT_SCHEMA_DEPTH set, one more tool "deep" whose inputSchema nests that
 many "properties" levels.
 
-Every notification the server receives is appended, one JSON line each, to the file
-FAULT_LOG names (when set), and the server writes "pid <its pid>" there at start, so a
+Every notification the server receives, and every answer to a burst_reserved request,
+is appended, one JSON line each, to the file FAULT_LOG names (when set), and the server writes "pid <its pid>" there at start, so a
 test can see the notifications/cancelled it got and check that the process is gone.
 """
 import json
@@ -132,6 +132,7 @@ def main():
             # An answer to one of the server's own requests.
             if str(rid).startswith("mcp-bastion-burst-"):
                 BURST_ANSWERS[0] += 1
+                log(json.dumps(msg, separators=(",", ":")))
             continue
         if method == "initialize":
             send({"jsonrpc": "2.0", "id": rid, "result": {

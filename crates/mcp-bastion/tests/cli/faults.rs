@@ -18,9 +18,9 @@ fn fault_server() -> PathBuf {
 
 /// `mcp-bastion wrap --name fault` over real pipes; stdout and stderr lines are
 /// collected by threads.
-struct Gateway {
+pub(super) struct Gateway {
     child: Child,
-    stdin: Option<ChildStdin>,
+    pub(super) stdin: Option<ChildStdin>,
     out: Receiver<String>,
     err: Receiver<String>,
     next_id: i64,
@@ -49,7 +49,7 @@ impl Gateway {
 
     /// [`Gateway::start`] with the gateway started through `launcher` (a command that
     /// execs its arguments, e.g. one that sets a resource limit first).
-    fn start_under(launcher: &[String], db: &Path, log: &Path, config: &str) -> Self {
+    pub(super) fn start_under(launcher: &[String], db: &Path, log: &Path, config: &str) -> Self {
         let home = db.parent().unwrap();
         allow_tools_of(home, "fault");
         let file = home.join("mcp-bastion/config.toml");
@@ -88,13 +88,13 @@ impl Gateway {
         g
     }
 
-    fn send(&mut self, v: &Value) {
+    pub(super) fn send(&mut self, v: &Value) {
         let stdin = self.stdin.as_mut().unwrap();
         writeln!(stdin, "{v}").unwrap();
         stdin.flush().unwrap();
     }
 
-    fn recv(&mut self) -> Value {
+    pub(super) fn recv(&mut self) -> Value {
         let line = self
             .out
             .recv_timeout(Duration::from_secs(20))
@@ -102,7 +102,7 @@ impl Gateway {
         serde_json::from_str(&line).unwrap()
     }
 
-    fn request(&mut self, method: &str, params: &Value) -> Value {
+    pub(super) fn request(&mut self, method: &str, params: &Value) -> Value {
         self.next_id += 1;
         let id = self.next_id;
         self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
@@ -114,7 +114,7 @@ impl Gateway {
         }
     }
 
-    fn call(&mut self, tool: &str) -> Value {
+    pub(super) fn call(&mut self, tool: &str) -> Value {
         self.request(
             "tools/call",
             &json!({"name": tool, "arguments": {"text": tool}}),
@@ -130,7 +130,7 @@ impl Gateway {
     }
 
     /// Waits for the exit (at most `within`); returns the exit code and stderr.
-    fn wait(mut self, within: Duration) -> (Option<i32>, Vec<String>) {
+    pub(super) fn wait(mut self, within: Duration) -> (Option<i32>, Vec<String>) {
         let started = Instant::now();
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -145,7 +145,7 @@ impl Gateway {
     }
 }
 
-fn audit(db: &Path) -> Vec<Value> {
+pub(super) fn audit(db: &Path) -> Vec<Value> {
     json_lines(&["--json", "audit", "--limit", "100000"], db)
 }
 

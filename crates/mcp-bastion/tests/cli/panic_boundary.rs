@@ -1,0 +1,182 @@
+//! The panic boundary of `mcp-bastion wrap` (issue 9 §3, fail closed;
+//! `docs/failure-modes.md`): a check that panics (a bug) refuses the message it was
+//! checking, answers whoever waits for it with reason `inspection_failed`, records the
+//! event in the audit log, keeps the hostile text out of stderr, and the gateway goes on.
+//! The panics are made by the gateway's fail points (`FAILPOINTS`, the `fail` crate; the
+//! tests' build has them, what users build does not).
+
+use super::faults::{Gateway, audit};
+use serde_json::{Value, json};
+use std::path::Path;
+use std::time::Duration;
+
+/// Text the fault server echoes, which must not reach stderr. (Arguments with control
+/// characters are asked about first, whatever the rules say.)
+const CANARY: &str = "canary-5d1e the result text";
+
+/// `env FAILPOINTS=<spec>`, the launcher of a gateway whose fail points `spec` sets.
+fn with_failpoints(spec: &str) -> [String; 2] {
+    ["env".to_owned(), format!("FAILPOINTS={spec}")]
+}
+
+fn start(spec: &str, dir: &Path) -> Gateway {
+    let (db, log) = (dir.join("b.db"), dir.join("fault.log"));
+    Gateway::start_under(&with_failpoints(spec), &db, &log, "")
+}
+
+/// Closes the host side and returns the gateway's stderr lines.
+fn finish(mut g: Gateway) -> Vec<String> {
+    drop(g.stdin.take());
+    let (code, err) = g.wait(Duration::from_secs(15));
+    assert_eq!(code, Some(0), "{err:?}");
+    err
+}
+
+fn assert_refused(r: &Value) {
+    assert_eq!(r["error"]["code"], -32055, "{r}");
+    assert_eq!(r["error"]["data"]["reason"], "inspection_failed", "{r}");
+    assert_eq!(r["error"]["data"]["server"], "fault", "{r}");
+}
+
+fn assert_stderr_says_where_not_what(err: &[String], side: &str) {
+    assert!(
+        err.iter().any(|l| l.contains("internal error (a bug) at")),
+        "the panic's location is reported: {err:?}"
+    );
+    assert!(
+        err.iter().any(|l| l.contains(&format!(
+            "a check failed inside mcp-bastion on a {side} message"
+        ))),
+        "the refusal is reported: {err:?}"
+    );
+    assert!(
+        !err.iter()
+            .any(|l| l.contains("canary-5d1e") || l.contains('\u{1b}')),
+        "stderr quotes the message: {err:?}"
+    );
+}
+
+fn events_with(db: &Path, reason: &str) -> Vec<Value> {
+    audit(db)
+        .into_iter()
+        .filter(|e| e["reason"] == reason)
+        .collect()
+}
+
+#[test]
+fn a_check_that_panics_on_a_result_refuses_that_result_and_the_gateway_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    // The first result inspection panics (initialize and tools/list take other checks).
+    let mut g = start("relay::inspect=1*panic", dir.path());
+    let r = g.request(
+        "tools/call",
+        &json!({"name": "echo", "arguments": {"text": CANARY}}),
+    );
+    assert_refused(&r);
+    assert!(!r.to_string().contains("canary-5d1e"), "{r}");
+    let r = g.call("echo");
+    assert_eq!(r["result"]["content"][0]["text"], "echo", "{r}");
+    let err = finish(g);
+    assert_stderr_says_where_not_what(&err, "server");
+    let events = events_with(&dir.path().join("b.db"), "inspection_failed");
+    assert_eq!(events.len(), 1, "{events:?}");
+    let e = &events[0];
+    assert_eq!(e["direction"], "server_to_host", "{e}");
+    assert_eq!(e["method"], "tools/call", "{e}");
+    assert_eq!(e["tool"], "echo", "{e}");
+    assert_eq!(e["verdict"], "block", "{e}");
+    assert_eq!(e["codes"], json!(["inspection_failed"]), "{e}");
+    assert!(!e.to_string().contains("canary"), "{e}");
+}
+
+#[test]
+fn a_check_that_panics_on_a_host_request_answers_it_and_never_forwards_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // initialize and tools/list pass; the third host request's check panics.
+    let mut g = start("relay::host_request=2*off->1*panic", dir.path());
+    let r = g.request(
+        "tools/call",
+        &json!({"name": "echo", "arguments": {"text": CANARY}}),
+    );
+    assert_refused(&r);
+    let refused_id = r["id"].clone();
+    // The server never got it: no second answer to that id arrives before the next one.
+    g.send(&json!({"jsonrpc": "2.0", "id": "after", "method": "ping"}));
+    loop {
+        let m = g.recv();
+        assert_ne!(m["id"], refused_id, "a second answer: {m}");
+        if m["id"] == "after" {
+            assert!(m.get("result").is_some(), "{m}");
+            break;
+        }
+    }
+    let r = g.call("echo");
+    assert_eq!(r["result"]["content"][0]["text"], "echo", "{r}");
+    let err = finish(g);
+    assert_stderr_says_where_not_what(&err, "client");
+    let events = events_with(&dir.path().join("b.db"), "inspection_failed");
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0]["direction"], "host_to_server", "{events:?}");
+    assert_eq!(events[0]["method"], "tools/call", "{events:?}");
+}
+
+#[test]
+fn a_check_that_panics_on_server_requests_answers_each_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut g = start("relay::server_request=panic", dir.path());
+    let r = g.request(
+        "tools/call",
+        &json!({"name": "burst_reserved", "arguments": {"count": 40}}),
+    );
+    assert_eq!(r["result"]["content"][0]["text"], "sent", "{r}");
+    let r = g.request(
+        "tools/call",
+        &json!({"name": "burst_count", "arguments": {}}),
+    );
+    assert_eq!(r["result"]["content"][0]["text"], "40", "{r}");
+    finish(g);
+    // What the server got back: an error with the reason, for every one of its requests.
+    let log = std::fs::read_to_string(dir.path().join("fault.log")).unwrap();
+    let answers: Vec<Value> = log
+        .lines()
+        .filter(|l| l.contains("mcp-bastion-burst-"))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(answers.len(), 40, "{log}");
+    for a in &answers {
+        assert_eq!(a["error"]["code"], -32603, "{a}");
+        assert_eq!(a["error"]["data"]["reason"], "inspection_failed", "{a}");
+    }
+    let events = events_with(&dir.path().join("b.db"), "inspection_failed");
+    assert_eq!(events.len(), 40, "{events:?}");
+    assert!(
+        events
+            .iter()
+            .all(|e| e["direction"] == "server_to_host" && e["method"] == "ping"),
+        "{events:?}"
+    );
+}
+
+#[test]
+fn a_panic_in_the_audit_only_scan_keeps_the_answer_and_its_audit_event() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut g = start("relay::injection_scan=1*panic", dir.path());
+    let r = g.call("echo");
+    // The scan runs after forwarding (audit only): the answer is unchanged.
+    assert_eq!(r["result"]["content"][0]["text"], "echo", "{r}");
+    let r = g.call("echo");
+    assert_eq!(r["result"]["content"][0]["text"], "echo", "{r}");
+    finish(g);
+    let calls: Vec<Value> = audit(&dir.path().join("b.db"))
+        .into_iter()
+        .filter(|e| e["method"] == "tools/call" && e["direction"] == "server_to_host")
+        .collect();
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    let failed: Vec<&Value> = calls
+        .iter()
+        .filter(|e| e["codes"] == json!(["inspection_failed"]))
+        .collect();
+    assert_eq!(failed.len(), 1, "{calls:?}");
+    assert_eq!(failed[0]["verdict"], "flag", "{calls:?}");
+    assert_eq!(failed[0]["reason"], "inspection_failed", "{calls:?}");
+}
