@@ -145,13 +145,8 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    // Test builds only: the fail points named in `FAILPOINTS`, once per process.
     #[cfg(feature = "failpoints")]
-    {
-        static SETUP: std::sync::Once = std::sync::Once::new();
-        // The scenario's guard stays held for the life of the process.
-        SETUP.call_once(|| std::mem::forget(fail::FailScenario::setup()));
-    }
+    set_failpoints();
     // Compile the detectors (~45 ms) and the sanitizers while the store opens and the
     // server starts, not on its first answer.
     drop(tokio::task::spawn_blocking(bastion_core::detect::warm_up));
@@ -402,15 +397,37 @@ async fn open_pinning(
     Ok(pinning)
 }
 
+/// Test builds only (feature `failpoints`): the fail points `FAILPOINTS` names
+/// (`name=actions;...`, the `fail` crate's syntax), once per process; each is reported
+/// on stderr, a malformed one is reported and skipped.
+#[cfg(feature = "failpoints")]
+fn set_failpoints() {
+    static SET: std::sync::Once = std::sync::Once::new();
+    SET.call_once(|| {
+        let Ok(spec) = std::env::var("FAILPOINTS") else {
+            return;
+        };
+        for point in spec.split(';').filter(|p| !p.trim().is_empty()) {
+            let (name, actions) = point.split_once('=').unwrap_or((point, ""));
+            let name = name.trim();
+            match fail::cfg(name, actions.trim()) {
+                Ok(()) => eprintln!("mcp-bastion: test build: fail point {name:?} set"),
+                Err(e) => eprintln!("mcp-bastion: test build: fail point {name:?} ignored: {e}"),
+            }
+        }
+    });
+}
+
 /// Reads the host's frames and hands each to the relay, behind the panic boundary
 /// ([`Relay::contain`]): a bug in a check refuses that one frame, and reading goes on.
 async fn read_host<R: AsyncRead + Unpin>(relay: &Arc<Relay>, mut reader: FrameReader<R>) {
     loop {
         match reader.next().await {
             Ok(ReadEvent::Frame(f)) => {
-                relay
-                    .contain(HOST_TO_SERVER, f.len(), relay.on_host_frame(f))
-                    .await;
+                let f_len = f.len();
+                // Boxed: the handling of a host request is a large future (~20 KB).
+                let handling = Box::pin(relay.on_host_frame(f));
+                relay.contain(HOST_TO_SERVER, f_len, handling).await;
             }
             Ok(ReadEvent::Oversized { bytes, prefix }) => {
                 let handling = async { relay.host_oversized(bytes, json::recover(&prefix)).await };
@@ -443,24 +460,12 @@ async fn read_server<R: AsyncRead + Unpin>(relay: &Relay, mut reader: FrameReade
             }
             Ok(ReadEvent::Oversized { bytes, prefix }) => {
                 let detail = format!("a frame of {bytes} bytes exceeds the limit");
-                let handling = async {
-                    let rec = json::recover(&prefix);
-                    relay
-                        .server_rejected(Code::FrameTooLarge, &detail, &rec, bytes)
-                        .await;
-                };
-                relay.contain(SERVER_TO_HOST, bytes, handling).await;
+                server_cut_short(relay, Code::FrameTooLarge, &detail, &prefix, bytes).await;
             }
             Ok(ReadEvent::PartialTimeout { bytes, prefix }) => {
                 let detail =
                     format!("a frame stayed incomplete ({bytes} bytes) beyond the read timeout");
-                let handling = async {
-                    let rec = json::recover(&prefix);
-                    relay
-                        .server_rejected(Code::ReadTimeout, &detail, &rec, bytes)
-                        .await;
-                };
-                relay.contain(SERVER_TO_HOST, bytes, handling).await;
+                server_cut_short(relay, Code::ReadTimeout, &detail, &prefix, bytes).await;
             }
             Ok(ReadEvent::Eof) | Err(_) => {
                 relay.run_inline_jobs().await;
@@ -468,6 +473,16 @@ async fn read_server<R: AsyncRead + Unpin>(relay: &Relay, mut reader: FrameReade
             }
         }
     }
+}
+
+/// A server frame discarded while reading (`code`): what its `prefix` tells is
+/// recovered and the frame is refused, behind the panic boundary.
+async fn server_cut_short(relay: &Relay, code: Code, detail: &str, prefix: &[u8], bytes: usize) {
+    let handling = async {
+        let rec = json::recover(prefix);
+        relay.server_rejected(code, detail, &rec, bytes).await;
+    };
+    relay.contain(SERVER_TO_HOST, bytes, handling).await;
 }
 
 /// Copies the server's stderr to ours, line by line, prefixed with `[name]` and without

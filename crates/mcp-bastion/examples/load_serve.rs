@@ -18,8 +18,11 @@
 //!   behind the listener).
 //!
 //! Prints one JSON object: per mode calls/s, p50/p99 round trip (ms); for `serve` the
-//! listener's resident memory (`VmRSS`, without its server processes) before any session
-//! and with every session open and idle, and the difference per idle session; then the
+//! listener's resident memory (`VmRSS`, without its server processes) before any session,
+//! with one session open (which pays the process's one-time costs: the detectors
+//! compiled on the first session, the code pages it touches) and with every session open
+//! and idle, and what each further idle session costs (`kib_per_idle_session`; with the
+//! one-time costs spread over the sessions: `kib_per_idle_session_with_first`); then the
 //! added p50/p99 and the throughput ratio.
 
 #![allow(clippy::cast_precision_loss)] // figures for a report, not arithmetic
@@ -61,10 +64,21 @@ fn main() -> anyhow::Result<()> {
         .build()?;
     rt.block_on(async move {
         let direct = run_hosts(sessions, per_host, None).await?;
-        let served = Served::start(&binary, sessions).await?;
+        let served = Served::start(&binary, sessions + 1).await?;
+        let rss_before = served.rss_before;
+        // One session first, kept open and idle: it pays what every process pays once
+        // (the detectors' automata, compiled on the first session; the code it touches).
+        let mut first = Host::http(&served)?;
+        first
+            .request("initialize", serde_json::from_str(INIT)?)
+            .await?;
+        first.notify("notifications/initialized").await?;
+        first.request("tools/list", json!({})).await?;
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        let rss_one = rss_kib(served.pid);
         let serve = run_hosts(sessions, per_host, Some(&served)).await?;
         let after = rss_kib(served.pid);
-        let rss_before = served.rss_before;
+        drop(first);
         served.stop().await;
         let mut out = json!({
             "sessions": sessions,
@@ -73,9 +87,14 @@ fn main() -> anyhow::Result<()> {
             "serve": serve.json(),
         });
         out["serve"]["rss_kib_before_sessions"] = json!(rss_before);
+        out["serve"]["rss_kib_one_session"] = json!(rss_one);
         out["serve"]["rss_kib_sessions_idle"] = json!(serve.idle_rss);
+        // What each further idle session costs.
         out["serve"]["kib_per_idle_session"] =
-            json!((serve.idle_rss.saturating_sub(rss_before)) as f64 / sessions as f64);
+            json!((serve.idle_rss.saturating_sub(rss_one)) as f64 / sessions as f64);
+        // The same with the one-time cost spread over the sessions (the figure before).
+        out["serve"]["kib_per_idle_session_with_first"] =
+            json!((serve.idle_rss.saturating_sub(rss_before)) as f64 / (sessions + 1) as f64);
         out["serve"]["rss_kib_after_load"] = json!(after);
         out["added_p50_ms"] = json!(serve.pct(0.5) - direct.pct(0.5));
         out["added_p99_ms"] = json!(serve.pct(0.99) - direct.pct(0.99));

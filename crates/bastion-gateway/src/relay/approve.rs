@@ -9,6 +9,7 @@
 //! `mcp-bastion-<nonce>-<n>`; server requests using that prefix are refused so a server
 //! cannot collect the user's answer to one of them.
 
+use super::boundary::Debt;
 use super::{Ev, Relay, audit_target};
 use crate::confirm::{ConfirmSetup, TtyError, ask_on_tty};
 use bastion_core::confirm::{
@@ -241,9 +242,15 @@ impl Relay {
                 self.ask_stateless(setup, held, &request).await;
             }
             Action::Ask => {
-                let relay = self.clone();
                 let setup = setup.clone();
-                tokio::spawn(async move {
+                // Held until answered: a panic in the approval still answers the host.
+                let debt = Debt::HostRequest {
+                    id: held.id.clone(),
+                    raw_id: held.raw_id.clone(),
+                    method: "tools/call".to_owned(),
+                    registered: true,
+                };
+                self.spawn_contained(held.frame.len(), debt, move |relay| async move {
                     let started = Instant::now();
                     let outcome = relay.ask(&setup, &request).await;
                     let latency = i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX);

@@ -1,24 +1,29 @@
 //! The panic boundary: a bug in a check must not pass a message unchecked, leave a
 //! request without its answer, or stop the gateway.
 //!
-//! Each frame is handled inside [`Relay::contain`], which catches a panic (unwinding) of
-//! the handler. While a handler holds an obligation (a host request it has not yet
-//! forwarded or refused, a server answer it has taken from the pending map, ...), it
-//! keeps it in an [`Owe`] guard; a guard dropped by the unwinding files the obligation
-//! with the relay, and the boundary pays it: the side that waits gets a JSON-RPC error
-//! with reason `inspection_failed` (code [`INSPECTION_FAILED`]), and the audit records
-//! the frame's direction, size, method and id (never its content). The message itself
-//! is dropped: nothing that was being checked is forwarded.
+//! Each frame is handled inside [`Relay::contain`] (and so is each task a frame's handler
+//! spawns: [`Relay::spawn_contained`]), which catches a panic (unwinding) of the handler.
+//! While a handler holds an obligation (a host request it has not yet forwarded or
+//! refused, a server answer it has taken from the pending map, a listing under review,
+//! ...), it keeps it in an [`Owe`] guard; a guard dropped by the unwinding files the
+//! obligation with its boundary (a task-local list, so concurrent handlers never mix
+//! theirs), and the boundary pays it: the side that waits gets a JSON-RPC error with
+//! reason `inspection_failed` (code [`INSPECTION_FAILED`]), a listing's items are withheld
+//! for the session, and the audit records the frame's direction, size, method and id
+//! (never its content). The message itself is dropped: nothing that was being checked is
+//! forwarded.
 
-use super::{Ev, H2S, Relay, S2H};
+use super::{Ev, H2S, Relay, State, guarded_key};
 use crate::pending::HostRequest;
 use bastion_core::envelope::{Id, codes};
 use bastion_core::finding::{Code, Verdict};
+use bastion_core::uri;
 use futures_util::FutureExt;
 use serde_json::Value;
+use std::cell::RefCell;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
-use std::sync::PoisonError;
+use std::sync::Arc;
 
 /// JSON-RPC error code of a refusal because a check failed inside Bastion (reason
 /// `inspection_failed`), in the implementation-defined range -32099..-32000 (DESIGN §4);
@@ -28,64 +33,85 @@ pub(crate) const INSPECTION_FAILED: i64 = -32055;
 /// Reason of such a refusal, in `error.data.reason` and in the audit.
 const REASON: &str = "inspection_failed";
 
-/// An obligation a frame's handler holds; see [`Owe`].
+tokio::task_local! {
+    /// Debts filed by guards dropped in a panic, for the innermost [`Relay::contain`].
+    static OWED: RefCell<Vec<Debt>>;
+}
+
+/// An obligation a handler holds; see [`Owe`].
 pub(super) enum Debt {
-    /// The host's request `id`, not yet forwarded or refused: the host is answered, and
-    /// the request leaves the pending and held sets if it got there.
+    /// The host's request `id`, not yet forwarded or refused: the host is answered.
+    /// Once `registered` (this handler put it in the held set or the pending map), it is
+    /// answered only if it is still held, and left alone when it is pending at the server
+    /// (its answer or its timeout follows); before, the maps are not touched (an entry
+    /// with this id there belongs to an earlier request).
     HostRequest {
         id: Id,
         raw_id: Value,
         method: String,
+        registered: bool,
     },
     /// The host request whose answer (a result or error from the server) is being
     /// checked, taken from the pending map: the host is answered.
     HostAnswer(HostRequest),
     /// The server's request `id`, not yet forwarded to the host or refused: the server is
-    /// answered, and the request leaves the pending map if it got there.
+    /// answered (and, once `registered` in the pending map, the entry removed).
     ServerRequest {
         id: Id,
         raw_id: Value,
         method: String,
+        registered: bool,
     },
     /// The server request whose answer from the host is being checked, taken from the
     /// pending map: the server is answered.
     ServerAnswer { raw_id: Value, method: String },
+    /// A listing's items (keys of list member `member`) whose review had not finished:
+    /// withheld for the session, as if a detector had blocked them.
+    Listing {
+        member: &'static str,
+        keys: Vec<String>,
+    },
+    /// The message of `method` had already been passed on when the panic came (audit
+    /// work after forwarding): nothing is owed, but the audit says so.
+    Passed { method: String, raw_id: Value },
 }
 
 impl Debt {
-    fn method(&self) -> &str {
+    fn method(&self) -> Option<&str> {
         match self {
             Self::HostRequest { method, .. }
             | Self::ServerRequest { method, .. }
-            | Self::ServerAnswer { method, .. } => method,
-            Self::HostAnswer(req) => &req.method,
+            | Self::ServerAnswer { method, .. }
+            | Self::Passed { method, .. } => Some(method),
+            Self::HostAnswer(req) => Some(&req.method),
+            Self::Listing { .. } => None,
         }
     }
 
-    fn raw_id(&self) -> &Value {
+    fn raw_id(&self) -> Option<&Value> {
         match self {
             Self::HostRequest { raw_id, .. }
             | Self::ServerRequest { raw_id, .. }
-            | Self::ServerAnswer { raw_id, .. } => raw_id,
-            Self::HostAnswer(req) => &req.raw_id,
+            | Self::ServerAnswer { raw_id, .. }
+            | Self::Passed { raw_id, .. } => Some(raw_id),
+            Self::HostAnswer(req) => Some(&req.raw_id),
+            Self::Listing { .. } => None,
         }
     }
 }
 
 /// Holds a [`Debt`] while a handler works on it. Dropped normally (the handler answered,
 /// forwarded or refused) it does nothing; dropped by a panic's unwinding it files the
-/// debt with the relay for [`Relay::contain`] to pay. [`Owe::paid`] releases it early,
-/// once the message has left (so a panic in later audit work does not answer twice).
-pub(super) struct Owe<'r> {
-    relay: &'r Relay,
+/// debt with the innermost [`Relay::contain`]. After [`Owe::paid`] (the message has
+/// left) a panic files only a [`Debt::Passed`] note.
+pub(super) struct Owe {
     debt: Option<Debt>,
     settled: bool,
 }
 
-impl<'r> Owe<'r> {
-    pub(super) fn new(relay: &'r Relay, debt: Debt) -> Self {
+impl Owe {
+    pub(super) fn new(debt: Debt) -> Self {
         Self {
-            relay,
             debt: Some(debt),
             settled: false,
         }
@@ -95,30 +121,49 @@ impl<'r> Owe<'r> {
     pub(super) fn paid(&mut self) {
         self.settled = true;
     }
+
+    /// The request is now in the held set or the pending map, put there by this handler.
+    pub(super) fn registered(&mut self) {
+        if let Some(Debt::HostRequest { registered, .. } | Debt::ServerRequest { registered, .. }) =
+            &mut self.debt
+        {
+            *registered = true;
+        }
+    }
 }
 
-impl Drop for Owe<'_> {
+impl Drop for Owe {
     fn drop(&mut self) {
-        if !self.settled
-            && std::thread::panicking()
-            && let Some(debt) = self.debt.take()
-        {
-            self.relay
-                .owed
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(debt);
+        if !std::thread::panicking() {
+            return;
         }
+        let Some(debt) = self.debt.take() else {
+            return;
+        };
+        let filed = if self.settled {
+            match (debt.method(), debt.raw_id()) {
+                (Some(method), Some(raw_id)) => Debt::Passed {
+                    method: method.to_owned(),
+                    raw_id: raw_id.clone(),
+                },
+                _ => return,
+            }
+        } else {
+            debt
+        };
+        // Outside any boundary (cannot happen for the relay's own tasks) there is no one
+        // to pay it.
+        let _ = OWED.try_with(|owed| owed.borrow_mut().push(filed));
     }
 }
 
 /// The host request a server answer is being checked for, owed an answer until the
 /// check is done: dereferences to the [`HostRequest`].
-pub(super) struct HeldAnswer<'r>(Owe<'r>);
+pub(super) struct HeldAnswer(Owe);
 
-impl<'r> HeldAnswer<'r> {
-    pub(super) fn new(relay: &'r Relay, req: HostRequest) -> Self {
-        Self(Owe::new(relay, Debt::HostAnswer(req)))
+impl HeldAnswer {
+    pub(super) fn new(req: HostRequest) -> Self {
+        Self(Owe::new(Debt::HostAnswer(req)))
     }
 
     /// The host got its answer (forwarded or refused).
@@ -127,7 +172,7 @@ impl<'r> HeldAnswer<'r> {
     }
 }
 
-impl std::ops::Deref for HeldAnswer<'_> {
+impl std::ops::Deref for HeldAnswer {
     type Target = HostRequest;
 
     fn deref(&self) -> &HostRequest {
@@ -139,35 +184,89 @@ impl std::ops::Deref for HeldAnswer<'_> {
     }
 }
 
+/// Withholds `keys` of list member `member` for the session (resources by
+/// [`uri::resource_key`], templates by their literal prefix).
+pub(super) fn withhold(st: &mut State, member: &str, keys: impl IntoIterator<Item = String>) {
+    for key in keys {
+        match member {
+            "resourceTemplates" => {
+                let prefix = uri::template_prefix(&key);
+                if !st.withheld_templates.contains(&prefix) {
+                    st.withheld_templates.push(prefix);
+                }
+            }
+            "resources" => {
+                st.withheld
+                    .entry("resources")
+                    .or_default()
+                    .insert(guarded_key("resources", &key));
+            }
+            "tools" => {
+                st.tools.remove(&key);
+                st.tool_pins.remove(&key);
+                st.tool_facts.remove(&key);
+                st.output_schemas.remove(&key);
+                st.withheld.entry("tools").or_default().insert(key);
+            }
+            "prompts" => {
+                st.withheld.entry("prompts").or_default().insert(key);
+            }
+            _ => {}
+        }
+    }
+}
+
 impl Relay {
     /// Runs `handling` (the handling of one `bytes`-long frame that came from
-    /// `direction`, [`H2S`] or [`S2H`]); a panic inside it is caught here, the debts its
-    /// guards filed are paid, and an audit event with reason `inspection_failed` records
-    /// the frame's size (and method and id when a debt names them). Returns `false` when
-    /// the handling panicked.
+    /// `direction`, [`H2S`] or [`super::S2H`], or a task it spawned); a panic inside it is
+    /// caught here, the debts its guards filed are paid, and an audit event with reason
+    /// `inspection_failed` records the frame's size (and method and id when a debt names
+    /// them). Returns `false` when the handling panicked.
     pub(crate) async fn contain<F: Future<Output = ()>>(
         &self,
         direction: &'static str,
         bytes: usize,
         handling: F,
     ) -> bool {
-        if AssertUnwindSafe(handling).catch_unwind().await.is_ok() {
+        let (panicked, debts) = OWED
+            .scope(RefCell::new(Vec::new()), async {
+                let panicked = AssertUnwindSafe(handling).catch_unwind().await.is_err();
+                let debts = OWED.with(|owed| std::mem::take(&mut *owed.borrow_mut()));
+                (panicked, debts)
+            })
+            .await;
+        if !panicked {
             return true;
         }
-        let debts = std::mem::take(&mut *self.owed.lock().unwrap_or_else(PoisonError::into_inner));
-        let mut ev = Ev::new(direction, "unknown", Verdict::Block, bytes)
+        let passed = debts.iter().any(|d| matches!(d, Debt::Passed { .. }));
+        let verdict = if passed {
+            Verdict::Flag
+        } else {
+            Verdict::Block
+        };
+        let mut ev = Ev::new(direction, "unknown", verdict, bytes)
             .reason(REASON)
             .code(Code::InspectionFailed);
-        if let Some(d) = debts.first() {
-            ev = ev.method(d.method()).id(d.raw_id());
+        if let Some(d) = debts.iter().find(|d| d.method().is_some()) {
+            if let Some(method) = d.method() {
+                ev = ev.method(method);
+            }
+            if let Some(raw_id) = d.raw_id() {
+                ev = ev.id(raw_id);
+            }
             if let Debt::HostAnswer(req) = d {
                 ev = ev.target(req.target.as_deref());
             }
         }
         self.audit.record(ev.0).await;
         let side = if direction == H2S { "client" } else { "server" };
+        let what = if passed {
+            "after it was passed on; its audit record is incomplete"
+        } else {
+            "the message was refused, not passed on"
+        };
         eprintln!(
-            "mcp-bastion[{}]: a check failed inside mcp-bastion on a {side} message of {bytes} bytes; the message was refused, not passed on ({REASON}). This is a bug: please report it with the location printed above.",
+            "mcp-bastion[{}]: a check failed inside mcp-bastion on a {side} message of {bytes} bytes; {what} ({REASON}). This is a bug: please report it with the location printed above.",
             self.name
         );
         for debt in debts {
@@ -176,15 +275,40 @@ impl Relay {
         false
     }
 
+    /// Spawns `task` (work a handler of a host request hands off, e.g. an approval) behind
+    /// a boundary of its own, owing `debt` until it ends.
+    pub(super) fn spawn_contained<F, Fut>(self: &Arc<Self>, bytes: usize, debt: Debt, task: F)
+    where
+        F: FnOnce(Arc<Self>) -> Fut + Send + 'static,
+        Fut: Future<Output = ()> + Send + 'static,
+    {
+        let relay = self.clone();
+        tokio::spawn(async move {
+            let boundary = relay.clone();
+            let handling = async move {
+                let _owe = Owe::new(debt);
+                task(relay).await;
+            };
+            boundary.contain(H2S, bytes, handling).await;
+        });
+    }
+
     async fn pay(&self, debt: Debt) {
         match debt {
-            Debt::HostRequest { id, raw_id, method } => {
-                {
+            Debt::HostRequest {
+                id,
+                raw_id,
+                method,
+                registered,
+            } => {
+                let owed = !registered || {
                     let mut st = self.state();
-                    st.held.remove(&id);
-                    st.pending.take_host(&id);
+                    st.cancelled.remove(&id);
+                    st.held.remove(&id)
+                };
+                if owed {
+                    self.refuse_host(&raw_id, &method).await;
                 }
-                self.refuse_host(&raw_id, &method).await;
             }
             Debt::HostAnswer(req) => {
                 if req.own {
@@ -193,13 +317,24 @@ impl Relay {
                     self.refuse_host(&req.raw_id, &req.method).await;
                 }
             }
-            Debt::ServerRequest { id, raw_id, method } => {
-                self.state().pending.take_server(&id);
-                self.refuse_server(&raw_id, &method).await;
+            Debt::ServerRequest {
+                id,
+                raw_id,
+                method,
+                registered,
+            } => {
+                let owed = !registered || self.state().pending.take_server(&id).is_some();
+                if owed {
+                    self.refuse_server(&raw_id, &method).await;
+                }
             }
             Debt::ServerAnswer { raw_id, method } => {
                 self.refuse_server(&raw_id, &method).await;
             }
+            Debt::Listing { member, keys } => {
+                withhold(&mut self.state(), member, keys);
+            }
+            Debt::Passed { .. } => {}
         }
     }
 
@@ -226,6 +361,6 @@ impl Relay {
 }
 
 /// `S2H` for callers outside `relay` (the server reader).
-pub(crate) const SERVER_TO_HOST: &str = S2H;
+pub(crate) const SERVER_TO_HOST: &str = super::S2H;
 /// `H2S` for callers outside `relay` (the host reader).
 pub(crate) const HOST_TO_SERVER: &str = H2S;

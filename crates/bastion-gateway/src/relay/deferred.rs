@@ -46,7 +46,7 @@ impl Relay {
         };
         if let Some(jobs) = full {
             let bytes = jobs.len() * INLINE_AUDIT_BYTES / 4;
-            let work: Work = Box::new(move || jobs.into_iter().map(|job| job()).collect());
+            let work: Work = Box::new(move || jobs.into_iter().filter_map(run_job).collect());
             for event in self.deferred.run(work, bytes).await.unwrap_or_default() {
                 self.audit.record(event).await;
             }
@@ -70,10 +70,21 @@ impl Relay {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner),
         );
-        for job in jobs {
-            self.audit.record(job()).await;
+        for event in jobs.into_iter().filter_map(run_job) {
+            self.audit.record(event).await;
         }
     }
+}
+
+/// Runs one job; a panic in it (a bug) loses that job's event only, and says so.
+fn run_job(job: Job) -> Option<AuditEvent> {
+    let event = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).ok();
+    if event.is_none() {
+        eprintln!(
+            "mcp-bastion: the audit work of a result failed inside mcp-bastion (a bug); its audit event is missing"
+        );
+    }
+    event
 }
 
 /// Jobs that may wait for the worker.

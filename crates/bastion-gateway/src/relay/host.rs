@@ -119,6 +119,13 @@ impl Relay {
             (Some(i), false) => self.state().pending.take_server(i),
             _ => None,
         };
+        // Taken from the pending map: a panic below still answers the server.
+        let _owe = answers_server.as_ref().zip(r.id).map(|(method, id)| {
+            Owe::new(Debt::ServerAnswer {
+                raw_id: id.clone(),
+                method: method.clone(),
+            })
+        });
         let ev = Ev::new(H2S, "unknown", Verdict::Block, bytes)
             .reason(r.code.as_str())
             .code(r.code);
@@ -166,14 +173,12 @@ impl Relay {
     ) {
         let raw_id = map.get("id").cloned().unwrap_or(Value::Null);
         // Until the request is forwarded or refused, a panic below answers the host.
-        let mut owe = Owe::new(
-            self,
-            Debt::HostRequest {
-                id: id.clone(),
-                raw_id: raw_id.clone(),
-                method: method.clone(),
-            },
-        );
+        let mut owe = Owe::new(Debt::HostRequest {
+            id: id.clone(),
+            raw_id: raw_id.clone(),
+            method: method.clone(),
+            registered: false,
+        });
         #[cfg(feature = "failpoints")]
         fail::fail_point!("relay::host_request");
         let params = map.get("params");
@@ -329,6 +334,8 @@ impl Relay {
                 .await;
             return;
         }
+        // Held (confirmation) or about to be pending at the server from here on.
+        owe.registered();
         if let Some(setup) = confirm {
             let held = super::approve::HeldCall {
                 requirement,
@@ -347,27 +354,22 @@ impl Relay {
                 .and_then(Value::as_str)
                 .and_then(|name| self.needs_own_listing(name));
             if let Some(seen) = unlisted {
-                let relay = self.clone();
                 let setup = setup.clone();
                 // The task owes the host the answer now, behind a boundary of its own.
                 let debt = Debt::HostRequest {
                     id: held.id.clone(),
                     raw_id: held.raw_id.clone(),
                     method: method.clone(),
+                    registered: true,
                 };
                 owe.paid();
-                tokio::spawn(async move {
-                    let boundary = relay.clone();
-                    let handling = async move {
-                        let _owe = Owe::new(&relay, debt);
-                        let meta = held.params.get("_meta").cloned();
-                        let complete = relay.list_tools_on_own_behalf(seen, meta.as_ref()).await;
-                        if complete && relay.refuse_unlisted(&held).await {
-                            return;
-                        }
-                        relay.confirm_call(&setup, held).await;
-                    };
-                    boundary.contain(H2S, bytes, handling).await;
+                self.spawn_contained(bytes, debt, move |relay| async move {
+                    let meta = held.params.get("_meta").cloned();
+                    let complete = relay.list_tools_on_own_behalf(seen, meta.as_ref()).await;
+                    if complete && relay.refuse_unlisted(&held).await {
+                        return;
+                    }
+                    relay.confirm_call(&setup, held).await;
                 });
                 return;
             }
@@ -545,13 +547,10 @@ impl Relay {
             return;
         };
         // Until the answer is forwarded or refused, a panic below answers the server.
-        let _owe = Owe::new(
-            self,
-            Debt::ServerAnswer {
-                raw_id: raw_id.clone(),
-                method: method.clone(),
-            },
-        );
+        let mut owe = Owe::new(Debt::ServerAnswer {
+            raw_id: raw_id.clone(),
+            method: method.clone(),
+        });
         if let Some(result) = map.get("result")
             && let Err(e) = methods::check_result(&method, result)
         {
@@ -581,5 +580,6 @@ impl Relay {
             .record(ev(Verdict::Allow).method(&method).0)
             .await;
         self.to_server.send(frame).await;
+        owe.paid();
     }
 }

@@ -5,6 +5,7 @@
 //! server's `instructions` and the watcher that applies reviews made while the gateway
 //! runs.
 
+use super::boundary::{Debt, Owe, withhold};
 use super::server::Inspected;
 use super::{Ev, Relay, S2H, guarded_key};
 use crate::pending::HostRequest;
@@ -25,32 +26,19 @@ impl Relay {
         shape: ListShape,
         result: &Value,
     ) -> Inspected {
+        // Until every review below is done, a panic withholds every item of the listing
+        // for the session (`boundary`): none was checked.
+        let mut review = Owe::new(Debt::Listing {
+            member: shape.member,
+            keys: listed_keys(shape, result),
+        });
         let shadow = self.pinning.as_ref().map(|p| p.shadow_index());
         let outcome = lists::inspect_list_with(shape, result, shadow.as_deref());
+        #[cfg(feature = "failpoints")]
+        fail::fail_point!("relay::list_review");
         {
             let mut st = self.state();
-            for key in outcome.withheld() {
-                match shape.member {
-                    "resourceTemplates" => {
-                        let prefix = uri::template_prefix(key);
-                        if !st.withheld_templates.contains(&prefix) {
-                            st.withheld_templates.push(prefix);
-                        }
-                    }
-                    "resources" => {
-                        st.withheld
-                            .entry("resources")
-                            .or_default()
-                            .insert(uri::resource_key(key));
-                    }
-                    member => {
-                        st.withheld
-                            .entry(member)
-                            .or_default()
-                            .insert(key.to_owned());
-                    }
-                }
-            }
+            withhold(&mut st, shape.member, outcome.withheld().map(str::to_owned));
             if shape.member == "tools" {
                 let tools = result
                     .get("tools")
@@ -167,6 +155,26 @@ impl Relay {
                 verdict = verdict.max(Verdict::Sanitize);
             }
         }
+        // Items withheld earlier in the session stay out of the list, clean or not now:
+        // calls to them are refused (DESIGN §4, withheld items are not listed).
+        let earlier: HashSet<String> = {
+            let st = self.state();
+            let withheld = st.withheld.get(shape.member);
+            outcome
+                .items
+                .iter()
+                .filter(|i| {
+                    withheld.is_some_and(|w| w.contains(&guarded_key(shape.member, &i.key)))
+                })
+                .map(|i| i.key.clone())
+                .collect()
+        };
+        if !earlier.is_empty() {
+            let base = rewritten.take().unwrap_or_else(|| result.clone());
+            rewritten = Some(without_keys(base, shape, &earlier));
+            verdict = verdict.max(Verdict::Sanitize);
+        }
+        review.paid();
         let findings = outcome.items.into_iter().flat_map(|i| i.findings).collect();
         Inspected {
             rewritten,
@@ -175,6 +183,18 @@ impl Relay {
             removed: 0,
         }
     }
+}
+
+/// The keys (`name`, `uri` or `uriTemplate`) of the items of a listing, as listed.
+fn listed_keys(shape: ListShape, result: &Value) -> Vec<String> {
+    result
+        .get(shape.member)
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|item| item.get(shape.key).and_then(Value::as_str))
+        .map(str::to_owned)
+        .collect()
 }
 
 /// `list` without the items whose key is in `keys`.

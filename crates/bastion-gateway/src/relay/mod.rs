@@ -201,8 +201,6 @@ pub(crate) struct Relay {
     /// Audit work of small results, run once the reader has no frame left to handle
     /// (after the writers had their turn): the answer reaches the host before it.
     inline_jobs: Mutex<Vec<Job>>,
-    /// Obligations filed by handlers that panicked, paid by [`Relay::contain`].
-    owed: Mutex<Vec<boundary::Debt>>,
     /// Compiled outputSchemas, by tool and schema hash.
     schemas: bastion_core::schema::OutputSchemaCache,
     /// Descriptor pinning, when a store is configured.
@@ -378,7 +376,6 @@ impl Relay {
             server_stalled: AtomicBool::new(false),
             deferred: Deferred::start(audit.clone()),
             inline_jobs: Mutex::new(Vec::new()),
-            owed: Mutex::new(Vec::new()),
             schemas: bastion_core::schema::OutputSchemaCache::default(),
             pinning,
             audit,

@@ -83,6 +83,8 @@ impl Relay {
                     .and_then(|i| st.pending.take_host(&i)),
             }
         };
+        // Taken from the pending map: a panic below still answers it.
+        let req = req.map(HeldAnswer::new);
         let mut ev = Ev::new(S2H, "unknown", Verdict::Block, bytes)
             .reason(code.as_str())
             .code(code);
@@ -136,7 +138,7 @@ impl Relay {
             return;
         };
         // Until the host has its answer, a panic below answers it (`boundary`).
-        let mut req = HeldAnswer::new(self, req);
+        let mut req = HeldAnswer::new(req);
         if let Some(d) = &req.requirement {
             self.finish_retry(d);
         }
@@ -293,11 +295,11 @@ impl Relay {
         out.push(b'\n');
         let bytes = out.len();
         let out = std::sync::Arc::new(out);
+        let base = ev(verdict).removed(removed).0;
         self.to_host.send_shared(out.clone()).await;
+        req.paid();
         let method = req.method.clone();
         let opts = self.result_opts.clone();
-        let base = ev(verdict).removed(removed).0;
-        req.paid();
         let deferred = move || {
             let injection = if matches!(method.as_str(), "tools/call" | "resources/read" | "prompts/get")
                 // With `injection = "block"` the scan already ran before forwarding.
@@ -428,7 +430,7 @@ impl Relay {
         let raw_id = map.get("id").cloned().unwrap_or(Value::Null);
         let req = id
             .and_then(|i| self.state().pending.take_host(i))
-            .map(|r| HeldAnswer::new(self, r));
+            .map(HeldAnswer::new);
         if let Some(r) = &req
             && r.own
         {
@@ -500,14 +502,12 @@ impl Relay {
                 .id(&raw_id)
         };
         // Until the request is forwarded or refused, a panic below answers the server.
-        let mut owe = Owe::new(
-            self,
-            Debt::ServerRequest {
-                id: id.clone(),
-                raw_id: raw_id.clone(),
-                method: method.to_owned(),
-            },
-        );
+        let mut owe = Owe::new(Debt::ServerRequest {
+            id: id.clone(),
+            raw_id: raw_id.clone(),
+            method: method.to_owned(),
+            registered: false,
+        });
         #[cfg(feature = "failpoints")]
         fail::fail_point!("relay::server_request");
         let own_prefix = matches!(&id, Id::Str(s) if s.starts_with(super::OWN_ID_PREFIX));
@@ -554,6 +554,7 @@ impl Relay {
                 .await;
             return;
         }
+        owe.registered();
         let mut rewritten = false;
         if method == "elicitation/create" {
             let params = map.get("params").cloned().unwrap_or(Value::Null);

@@ -401,6 +401,9 @@ async fn route(
     let how = match relay.await {
         Ok(Ok(code)) => format!("server exited with code {code}"),
         Ok(Err(e)) => e.to_string(),
+        // A panic's message may quote untrusted input: never printed (the hook printed
+        // where it happened).
+        Err(e) if e.is_panic() => "the relay failed inside mcp-bastion (a bug)".to_owned(),
         Err(e) => format!("relay task failed: {e}"),
     };
     eprintln!(

@@ -66,8 +66,9 @@ fn events_with(db: &Path, reason: &str) -> Vec<Value> {
 #[test]
 fn a_check_that_panics_on_a_result_refuses_that_result_and_the_gateway_goes_on() {
     let dir = tempfile::tempdir().unwrap();
-    // The first result inspection panics (initialize and tools/list take other checks).
-    let mut g = start("relay::inspect=1*panic", dir.path());
+    // The first result inspection panics (initialize and tools/list take other checks),
+    // with a message that quotes the text, as a string slice's panic would.
+    let mut g = start("relay::inspect=1*panic(canary-5d1e quoted)", dir.path());
     let r = g.request(
         "tools/call",
         &json!({"name": "echo", "arguments": {"text": CANARY}}),
@@ -114,6 +115,12 @@ fn a_check_that_panics_on_a_host_request_answers_it_and_never_forwards_it() {
     assert_eq!(r["result"]["content"][0]["text"], "echo", "{r}");
     let err = finish(g);
     assert_stderr_says_where_not_what(&err, "client");
+    // Had the call reached the server, its answer would have come back to an id no
+    // longer pending.
+    assert!(
+        events_with(&dir.path().join("b.db"), "unknown_response_id").is_empty(),
+        "the refused call was forwarded"
+    );
     let events = events_with(&dir.path().join("b.db"), "inspection_failed");
     assert_eq!(events.len(), 1, "{events:?}");
     assert_eq!(events[0]["direction"], "host_to_server", "{events:?}");
@@ -155,6 +162,33 @@ fn a_check_that_panics_on_server_requests_answers_each_one() {
             .all(|e| e["direction"] == "server_to_host" && e["method"] == "ping"),
         "{events:?}"
     );
+    // None of them reached the host: every ping event is one of those refusals.
+    let pings = audit(&dir.path().join("b.db"))
+        .into_iter()
+        .filter(|e| e["method"] == "ping" && e["direction"] == "server_to_host")
+        .count();
+    assert_eq!(pings, 40);
+}
+
+#[test]
+fn a_check_that_panics_during_a_listing_withholds_every_item_of_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // The gateway's start-up listing passes; the next listing's review panics.
+    let mut g = start("relay::list_review=1*off->1*panic", dir.path());
+    let r = g.request("tools/list", &json!({}));
+    assert_refused(&r);
+    // None of the listed tools was checked this time: each is withheld for the session.
+    let r = g.call("echo");
+    assert_eq!(r["error"]["data"]["reason"], "blocked_descriptor", "{r}");
+    let r = g.request("tools/list", &json!({}));
+    let names: Vec<&str> = r["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(names.is_empty(), "{names:?}");
+    finish(g);
 }
 
 #[test]
