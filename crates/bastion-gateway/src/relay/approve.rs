@@ -264,6 +264,8 @@ impl Relay {
 
     /// Tries the configured channels in order; the first that can ask answers.
     async fn ask(&self, setup: &ConfirmSetup, request: &ConfirmationRequest) -> Outcome {
+        #[cfg(feature = "failpoints")]
+        fail::fail_point!("relay::approval");
         let cfg = setup.policy.confirmation();
         let timeout = Duration::from_millis(cfg.timeout_ms);
         for channel in &cfg.channels {

@@ -20,8 +20,13 @@ fn with_failpoints(spec: &str) -> [String; 2] {
 }
 
 fn start(spec: &str, dir: &Path) -> Gateway {
+    start_with(spec, dir, "")
+}
+
+/// [`start`] with `config` appended to the gateway's config file.
+fn start_with(spec: &str, dir: &Path, config: &str) -> Gateway {
     let (db, log) = (dir.join("b.db"), dir.join("fault.log"));
-    Gateway::start_under(&with_failpoints(spec), &db, &log, "")
+    Gateway::start_under(&with_failpoints(spec), &db, &log, config)
 }
 
 /// Closes the host side and returns the gateway's stderr lines.
@@ -213,4 +218,30 @@ fn a_panic_in_the_audit_only_scan_keeps_the_answer_and_its_audit_event() {
     assert_eq!(failed.len(), 1, "{calls:?}");
     assert_eq!(failed[0]["verdict"], "flag", "{calls:?}");
     assert_eq!(failed[0]["reason"], "inspection_failed", "{calls:?}");
+}
+
+#[test]
+fn a_check_that_panics_in_an_approval_answers_the_held_call_and_releases_its_id() {
+    let dir = tempfile::tempdir().unwrap();
+    // `echo` needs approval; no channel can ask here, so the approval task would deny
+    // it (`approval_unavailable`). Its first run panics instead.
+    let config = "\n[servers.fault.tools.echo]\naction = \"ask\"\n";
+    let mut g = start_with("relay::approval=1*panic", dir.path(), config);
+    let call = json!({"jsonrpc": "2.0", "id": 77, "method": "tools/call",
+        "params": {"name": "echo", "arguments": {"text": CANARY}}});
+    g.send(&call);
+    let r = g.recv();
+    assert_eq!(r["id"], 77, "{r}");
+    assert_refused(&r);
+    // The id was released: the same call again is asked about, not refused as a
+    // duplicate, and ends as the approval would have.
+    g.send(&call);
+    let r = g.recv();
+    assert_eq!(r["id"], 77, "{r}");
+    assert_eq!(r["error"]["data"]["reason"], "approval_unavailable", "{r}");
+    let err = finish(g);
+    assert_stderr_says_where_not_what(&err, "client");
+    let events = events_with(&dir.path().join("b.db"), "inspection_failed");
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0]["method"], "tools/call", "{events:?}");
 }
