@@ -43,11 +43,13 @@
 use super::html;
 use super::markup::{self, ContentPolicy, Findings, HtmlInText, Target};
 use crate::finding::Code;
+use definitions::{Definition, definition_after_task_marker, definition_edit, normalize_label};
 use pulldown_cmark::{CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 use std::collections::HashSet;
 use std::ops::Range;
 use text_run::TextRun;
 
+mod definitions;
 mod text_run;
 
 /// The parser extensions: what common hosts render, minus constructs whose content a
@@ -599,18 +601,7 @@ fn block_tag_in_code_span(text: &str, range: Range<usize>) -> Option<Edit> {
     for line in source.split_inclusive('\n').skip(1) {
         at += source[at..].find('\n')? + 1;
         let lead = line.len() - line.trim_start_matches([' ', '\t', '>']).len();
-        let rest = line[lead..].to_ascii_lowercase();
-        let name = rest.strip_prefix("</").or_else(|| rest.strip_prefix('<'));
-        let block = name.is_some_and(|n| {
-            ["source", "search"].iter().any(|t| {
-                n.strip_prefix(t).is_some_and(|after| {
-                    after.is_empty()
-                        || after
-                            .starts_with(|c: char| c.is_ascii_whitespace() || c == '>' || c == '/')
-                })
-            })
-        });
-        if block {
+        if version_dependent_block_tag(&line[lead..].to_ascii_lowercase()) {
             let lt = range.start + at + lead;
             return Some(Edit {
                 range: lt..lt + 1,
@@ -621,137 +612,20 @@ fn block_tag_in_code_span(text: &str, range: Range<usize>) -> Option<Edit> {
     None
 }
 
-/// cmark-gfm takes a task list item's marker (`- [ ] `) off and reads the rest of the item
-/// as blocks again, so `- [ ] [x]: javascript:alert(1)` defines `[x]` for the whole
-/// document there, while `pulldown-cmark` reads the rest as paragraph text. When the text
-/// after the marker at `at` starts like a definition (`[label]:`), its `[` gets a
-/// backslash: text for both.
-fn definition_after_task_marker(text: &str, at: usize) -> Option<Edit> {
-    let rest = &text[at..];
-    let open = at + (rest.len() - rest.trim_start_matches([' ', '\t']).len());
-    let label = text[open..].strip_prefix('[')?;
-    let mut escaped = false;
-    // A label holds at most 999 characters (`CommonMark` §4.7).
-    let close = label.char_indices().take(1000).find_map(|(i, c)| {
-        let end = c == ']' && !escaped;
-        escaped = c == '\\' && !escaped;
-        end.then_some(i)
-    })?;
-    label[close + 1..].starts_with(':').then(|| Edit {
-        range: open..open,
-        with: "\\".to_owned(),
-    })
-}
-
-/// A link label compared as `CommonMark` matches them: case-insensitive, whitespace runs
-/// collapsed.
-fn normalize_label(label: &str) -> String {
-    label
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
-}
-
-/// A link reference definition (`CommonMark` §4.7) as the parser reported it.
-struct Definition<'d> {
-    /// Its source bytes, container prefixes of continuation lines included.
-    span: Range<usize>,
-    /// The destination, decoded.
-    dest: &'d str,
-    /// Its title when no link of the text used the definition (`None` otherwise).
-    title: Option<&'d str>,
-}
-
-/// Rewrites a link reference definition that is harmful whether or not this parser saw
-/// it used:
-///
-/// - a destination no link may have (`javascript:`, … or a data-carrying URL to an
-///   untrusted host) becomes `#`. Every use this parser sees is made inert anyway
-///   ([`link`], [`image`]); the definition itself must go too, because renderers read
-///   some constructs as links that this parser does not (a list item's `[x]` is a task
-///   marker here and a reference link for cmark-gfm), so a use may be unseen;
-/// - the title of an unused definition (`[//]: # (text)`, the markdown "comment" idiom)
-///   renders nothing: it is hidden text, shown as a `[hidden comment: …]` line after the
-///   definition, which keeps its label and destination.
-///
-/// `None` when the definition stays as it is.
-fn definition_edit(
-    text: &str,
-    definition: &Definition<'_>,
-    policy: &ContentPolicy,
-    findings: &mut Findings<'_>,
-) -> Option<Edit> {
-    let inert = match markup::classify(definition.dest) {
-        Target::Disallowed(scheme) => {
-            findings.push(
-                Code::DangerousUrlScheme,
-                format!("a link reference definition to a {scheme}: URL now leads to #"),
-            );
-            true
-        }
-        Target::Web(url) => {
-            let host = url.host_str().unwrap_or_default();
-            let carriers = if policy.is_trusted(host) {
-                Vec::new()
-            } else {
-                markup::data_carriers(&url)
-            };
-            if !carriers.is_empty() {
-                findings.push(
-                    Code::LinkExfiltration,
-                    format!(
-                        "a link reference definition to {host} carried data ({}); it now leads to #",
-                        carriers.join(", ")
-                    ),
-                );
-            }
-            !carriers.is_empty()
-        }
-        Target::Mailto | Target::Relative | Target::Invalid => false,
+/// `true` when `tag` (ASCII-lowercased, starting at its `<`) opens or closes a `source` or
+/// `search` element: an HTML block start for one `CommonMark` version and not the other
+/// (`source` in 0.29, which cmark-gfm follows; `search` in 0.31, which pulldown-cmark
+/// follows).
+fn version_dependent_block_tag(tag: &str) -> bool {
+    let Some(name) = tag.strip_prefix("</").or_else(|| tag.strip_prefix('<')) else {
+        return false;
     };
-    let title = definition
-        .title
-        .map(|t| t.split_whitespace().collect::<Vec<_>>().join(" "))
-        .filter(|t| !t.is_empty());
-    if !inert && title.is_none() {
-        return None;
-    }
-    let span = definition.span.clone();
-    let source = &text[span.clone()];
-    // The label is `[` … up to the first unescaped `]` (`CommonMark` §4.7: a label holds
-    // no unescaped brackets).
-    let mut escaped = false;
-    let label_end = source.char_indices().skip(1).find_map(|(i, c)| {
-        let end = c == ']' && !escaped;
-        escaped = c == '\\' && !escaped;
-        end.then_some(i)
-    })?;
-    let mut dest = String::with_capacity(definition.dest.len() + 2);
-    if inert {
-        dest.push('#');
-    } else {
-        for c in definition.dest.chars() {
-            if matches!(c, '\\' | '<' | '>' | '&') {
-                dest.push('\\');
-            }
-            dest.push(c);
-        }
-    }
-    let mut with = format!("{}: <{dest}>", &source[..=label_end]);
-    if let Some(title) = title {
-        findings.push(
-            Code::HiddenComment,
-            "an unused link reference definition hid text in its title; it is now shown as [hidden comment: …]"
-                .to_owned(),
-        );
-        let prefix = blank_prefix(&text[line_start(text, span.start)..span.start]);
-        let marker = markup::escape_inline(&format!("[hidden comment: {title}]"));
-        with.push('\n');
-        with.push_str(&prefix);
-        with.push_str(&marker);
-    }
-    Some(Edit { range: span, with })
+    ["source", "search"].iter().any(|t| {
+        name.strip_prefix(t).is_some_and(|after| {
+            after.is_empty()
+                || after.starts_with(|c: char| c.is_ascii_whitespace() || c == '>' || c == '/')
+        })
+    })
 }
 
 /// Comments, declarations, processing instructions and CDATA (`CommonMark` §6.6) are

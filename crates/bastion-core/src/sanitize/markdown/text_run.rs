@@ -171,27 +171,12 @@ impl TextRun {
         while let Some(k) = lower[d..].find(['h', 'w', 'f', 'x']) {
             let start = d + k;
             d = start + 1;
-            let rest = &lower[start..];
-            let trigger = if rest.starts_with("www.") {
-                let ok = raw[..start]
-                    .chars()
-                    .next_back()
-                    .is_none_or(|c| c.is_whitespace() || matches!(c, '*' | '_' | '~' | '('));
-                ok.then_some((3, "&#46;"))
-            } else {
-                let scheme = ["http://", "https://", "ftp://", "xmpp:"]
-                    .iter()
-                    .find(|p| rest.starts_with(**p))
-                    .map(|p| p.find(':').unwrap_or_default());
-                let ok = !raw[..start]
-                    .chars()
-                    .next_back()
-                    .is_some_and(|c| c.is_ascii_alphabetic());
-                scheme.filter(|_| ok).map(|colon| (colon, "&#58;"))
-            };
-            let Some((offset, reference)) = trigger else {
-                continue;
-            };
+            let (offset, reference) =
+                match autolink_trigger(&lower[start..], raw[..start].chars().next_back()) {
+                    Some(Trigger::Www) => (3, "&#46;"),
+                    Some(Trigger::Scheme(colon)) => (colon, "&#58;"),
+                    None => continue,
+                };
             let at = source_start + start;
             if at >= token.0 {
                 let end = at
@@ -322,15 +307,10 @@ impl TextRun {
             }
         }
         for (d, _) in lower.match_indices('<') {
-            let name = lower[d + 1..].strip_prefix('/').unwrap_or(&lower[d + 1..]);
-            let tag = ["source", "search"]
-                .iter()
-                .find_map(|t| name.strip_prefix(t));
-            let ends_name = tag.is_some_and(|after| {
-                after.is_empty()
-                    || after.starts_with(|c: char| c.is_ascii_whitespace() || c == '>' || c == '/')
-            });
-            if let (true, Some(at)) = (ends_name, self.exact_source(d)) {
+            if let (true, Some(at)) = (
+                super::version_dependent_block_tag(&lower[d..]),
+                self.exact_source(d),
+            ) {
                 let edit = Edit {
                     range: at..at + 1,
                     with: markup::LT.to_owned(),
@@ -421,24 +401,14 @@ fn bare_url_candidates(text: &str, lower: &str) -> Vec<(Range<usize>, url::Url)>
     while let Some(k) = lower[d..].find(['h', 'w', 'f', 'x']) {
         let start = d + k;
         d = start + 1;
-        let rest = &lower[start..];
-        let www = rest.starts_with("www.");
-        if start < skip
-            || !(www
-                || rest.starts_with("http://")
-                || rest.starts_with("https://")
-                || rest.starts_with("ftp://")
-                || rest.starts_with("xmpp:"))
-            || text[..start].chars().next_back().is_some_and(|c| {
-                if www {
-                    !c.is_whitespace() && !matches!(c, '*' | '_' | '~' | '(')
-                } else {
-                    c.is_ascii_alphabetic()
-                }
-            })
-        {
+        if start < skip {
             continue;
         }
+        let Some(trigger) = autolink_trigger(&lower[start..], text[..start].chars().next_back())
+        else {
+            continue;
+        };
+        let www = matches!(trigger, Trigger::Www);
         if start >= token_end {
             token_end = start
                 + text[start..]
@@ -467,6 +437,30 @@ fn bare_url_candidates(text: &str, lower: &str) -> Vec<(Range<usize>, url::Url)>
         }
     }
     out
+}
+
+/// What starts a GFM extended autolink (cmark-gfm's `autolink` extension).
+enum Trigger {
+    /// `www.`
+    Www,
+    /// `http://`, `https://`, `ftp://` or `xmpp:`, with the byte offset of its `:`.
+    Scheme(usize),
+}
+
+/// The autolink trigger at the start of `rest` (ASCII-lowercased), given the character
+/// before it (`None` at the start of the text): `www.` after whitespace, `*`, `_`, `~`,
+/// `(` or nothing; a scheme after anything but an ASCII letter (cmark-gfm's rules).
+fn autolink_trigger(rest: &str, before: Option<char>) -> Option<Trigger> {
+    if rest.starts_with("www.") {
+        return before
+            .is_none_or(|c| c.is_whitespace() || matches!(c, '*' | '_' | '~' | '('))
+            .then_some(Trigger::Www);
+    }
+    let scheme = ["http://", "https://", "ftp://", "xmpp:"]
+        .into_iter()
+        .find(|p| rest.starts_with(p))?;
+    (!before.is_some_and(|c| c.is_ascii_alphabetic()))
+        .then(|| Trigger::Scheme(scheme.find(':').unwrap_or_default()))
 }
 
 /// How many URL candidates of one token are looked at before the rest of it is skipped
