@@ -174,7 +174,11 @@ pub fn sanitize_markup<'a>(
     path: &str,
 ) -> MarkupOutcome<'a> {
     let mut findings = Findings::new(path);
-    let markdown_pass = |t: &str, f: &mut Findings<'_>| super::markdown::sanitize(t, policy, f);
+    // A pass's output has no lone CR either: an edit can write one (an HTML block shown as
+    // text decodes `&#xd` in it), and the next pass must see the text as it is handed on.
+    let markdown_pass = |t: &str, f: &mut Findings<'_>| {
+        super::markdown::sanitize(t, policy, f).map(|out| lone_cr_as_lf(&out).unwrap_or(out))
+    };
     let out = match Flavor::of(mime, policy) {
         Flavor::Opaque => Cow::Borrowed(text),
         Flavor::Html if memchr::memchr(b'<', text.as_bytes()).is_none() => Cow::Borrowed(text),

