@@ -122,6 +122,17 @@ impl ContentPolicy {
         matches!(self.injection, InjectionMode::Block)
     }
 
+    /// The names of the query and fragment values of `url` that carry data
+    /// ([`data_carriers`]) when its host is not trusted ([`Self::is_trusted`]); empty for
+    /// a trusted host or a URL that carries nothing.
+    pub(crate) fn untrusted_carriers(&self, url: &Url) -> Vec<String> {
+        if self.is_trusted(url.host_str().unwrap_or_default()) {
+            Vec::new()
+        } else {
+            data_carriers(url)
+        }
+    }
+
     /// Whether `host` (as produced by [`Url::host_str`], i.e. lowercase ASCII) is one of
     /// [`Self::trusted_domains`] or a subdomain of one.
     pub fn is_trusted(&self, host: &str) -> bool {

@@ -77,24 +77,14 @@ pub(super) enum Debt {
 }
 
 impl Debt {
-    fn method(&self) -> Option<&str> {
+    /// The method and raw id of the exchange the debt belongs to (`None` for a listing).
+    fn exchange(&self) -> Option<(&str, &Value)> {
         match self {
-            Self::HostRequest { method, .. }
-            | Self::ServerRequest { method, .. }
-            | Self::ServerAnswer { method, .. }
-            | Self::Passed { method, .. } => Some(method),
-            Self::HostAnswer(req) => Some(&req.method),
-            Self::Listing { .. } => None,
-        }
-    }
-
-    fn raw_id(&self) -> Option<&Value> {
-        match self {
-            Self::HostRequest { raw_id, .. }
-            | Self::ServerRequest { raw_id, .. }
-            | Self::ServerAnswer { raw_id, .. }
-            | Self::Passed { raw_id, .. } => Some(raw_id),
-            Self::HostAnswer(req) => Some(&req.raw_id),
+            Self::HostRequest { method, raw_id, .. }
+            | Self::ServerRequest { method, raw_id, .. }
+            | Self::ServerAnswer { method, raw_id }
+            | Self::Passed { method, raw_id } => Some((method, raw_id)),
+            Self::HostAnswer(req) => Some((&req.method, &req.raw_id)),
             Self::Listing { .. } => None,
         }
     }
@@ -141,12 +131,12 @@ impl Drop for Owe {
             return;
         };
         let filed = if self.settled {
-            match (debt.method(), debt.raw_id()) {
-                (Some(method), Some(raw_id)) => Debt::Passed {
-                    method: method.to_owned(),
-                    raw_id: raw_id.clone(),
-                },
-                _ => return,
+            let Some((method, raw_id)) = debt.exchange() else {
+                return;
+            };
+            Debt::Passed {
+                method: method.to_owned(),
+                raw_id: raw_id.clone(),
             }
         } else {
             debt
@@ -247,13 +237,8 @@ impl Relay {
         let mut ev = Ev::new(direction, "unknown", verdict, bytes)
             .reason(REASON)
             .code(Code::InspectionFailed);
-        if let Some(d) = debts.iter().find(|d| d.method().is_some()) {
-            if let Some(method) = d.method() {
-                ev = ev.method(method);
-            }
-            if let Some(raw_id) = d.raw_id() {
-                ev = ev.id(raw_id);
-            }
+        if let Some((d, (method, raw_id))) = debts.iter().find_map(|d| Some((d, d.exchange()?))) {
+            ev = ev.method(method).id(raw_id);
             if let Debt::HostAnswer(req) = d {
                 ev = ev.target(req.target.as_deref());
             }

@@ -37,6 +37,14 @@ fn finish(mut g: Gateway) -> Vec<String> {
     err
 }
 
+/// Calls `echo` with [`CANARY`]; returns the answer.
+fn echo_canary(g: &mut Gateway) -> Value {
+    g.request(
+        "tools/call",
+        &json!({"name": "echo", "arguments": {"text": CANARY}}),
+    )
+}
+
 fn assert_refused(r: &Value) {
     assert_eq!(r["error"]["code"], -32055, "{r}");
     assert_eq!(r["error"]["data"]["reason"], "inspection_failed", "{r}");
@@ -74,10 +82,7 @@ fn a_check_that_panics_on_a_result_refuses_that_result_and_the_gateway_goes_on()
     // The first result inspection panics (initialize and tools/list take other checks),
     // with a message that quotes the text, as a string slice's panic would.
     let mut g = start("relay::inspect=1*panic(canary-5d1e quoted)", dir.path());
-    let r = g.request(
-        "tools/call",
-        &json!({"name": "echo", "arguments": {"text": CANARY}}),
-    );
+    let r = echo_canary(&mut g);
     assert_refused(&r);
     assert!(!r.to_string().contains("canary-5d1e"), "{r}");
     let r = g.call("echo");
@@ -100,10 +105,7 @@ fn a_check_that_panics_on_a_host_request_answers_it_and_never_forwards_it() {
     let dir = tempfile::tempdir().unwrap();
     // initialize and tools/list pass; the third host request's check panics.
     let mut g = start("relay::host_request=2*off->1*panic", dir.path());
-    let r = g.request(
-        "tools/call",
-        &json!({"name": "echo", "arguments": {"text": CANARY}}),
-    );
+    let r = echo_canary(&mut g);
     assert_refused(&r);
     let refused_id = r["id"].clone();
     // The server never got it: no second answer to that id arrives before the next one.

@@ -85,11 +85,7 @@ pub(super) fn definition_edit(
         }
         Target::Web(url) => {
             let host = url.host_str().unwrap_or_default();
-            let carriers = if policy.is_trusted(host) {
-                Vec::new()
-            } else {
-                markup::data_carriers(&url)
-            };
+            let carriers = policy.untrusted_carriers(&url);
             if !carriers.is_empty() {
                 findings.push(
                     Code::LinkExfiltration,

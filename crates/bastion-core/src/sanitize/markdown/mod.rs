@@ -535,11 +535,7 @@ fn link(
         Target::Web(url) => {
             let host = url.host_str().unwrap_or_default().to_owned();
             let shown = markup::mismatched_hosts(&text, &url);
-            let carriers = if policy.is_trusted(&host) {
-                Vec::new()
-            } else {
-                markup::data_carriers(&url)
-            };
+            let carriers = policy.untrusted_carriers(&url);
             if shown.is_empty() && carriers.is_empty() {
                 return None;
             }

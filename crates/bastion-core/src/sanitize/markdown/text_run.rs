@@ -492,8 +492,8 @@ fn bare_url_edit(
         Target::Mailto | Target::Relative | Target::Invalid => return None,
     };
     let host = url.host_str().unwrap_or_default();
-    let carriers = markup::data_carriers(&url);
-    if policy.is_trusted(host) || carriers.is_empty() {
+    let carriers = policy.untrusted_carriers(&url);
+    if carriers.is_empty() {
         return None;
     }
     findings.push(
