@@ -3,7 +3,8 @@
 //! `BASTION_CORPUS` names its `cases.jsonl`), over the committed crash reproducers in
 //! `regressions/<target>/`, over `corpus/<target>/` when `cargo fuzz` has filled it, and
 //! over deterministic mutations of all of them (`FUZZ_REPLAY_MUTATIONS` per input,
-//! default 64). `FUZZ_REPLAY_NO_CORPUS=1` leaves `corpus/` out (after long fuzzing runs it
+//! default 64; a reproducer gets at most [`REPRODUCER_MUTATIONS`]: some expand into
+//! hundreds of KiB of text, which a debug build inspects slowly). `FUZZ_REPLAY_NO_CORPUS=1` leaves `corpus/` out (after long fuzzing runs it
 //! holds tens of thousands of inputs).
 
 use bastion_fuzz::TARGETS;
@@ -24,16 +25,31 @@ fn files_in(dir: &Path) -> Vec<Vec<u8>> {
         .collect()
 }
 
-fn inputs_of(name: &str) -> Vec<Vec<u8>> {
+/// Mutations per committed reproducer (`regressions/<target>/`) at most.
+const REPRODUCER_MUTATIONS: usize = 8;
+
+/// The inputs of target `name`, each with `true` when it is a committed reproducer.
+fn inputs_of(name: &str) -> Vec<(Vec<u8>, bool)> {
     let mut inputs = fixture_inputs();
     if let Some(path) = std::env::var_os("BASTION_CORPUS") {
         inputs.extend(corpus_inputs(Path::new(&path)).expect("BASTION_CORPUS readable"));
     }
     let root = repo_root().join("fuzz");
-    let mut all = seeds_for(name, &inputs);
-    all.extend(files_in(&root.join("regressions").join(name)));
+    let mut all: Vec<_> = seeds_for(name, &inputs)
+        .into_iter()
+        .map(|i| (i, false))
+        .collect();
+    all.extend(
+        files_in(&root.join("regressions").join(name))
+            .into_iter()
+            .map(|i| (i, true)),
+    );
     if std::env::var_os("FUZZ_REPLAY_NO_CORPUS").is_none() {
-        all.extend(files_in(&root.join("corpus").join(name)));
+        all.extend(
+            files_in(&root.join("corpus").join(name))
+                .into_iter()
+                .map(|i| (i, false)),
+        );
     }
     all
 }
@@ -46,16 +62,21 @@ fn replay(name: &str, target: fn(&[u8])) {
     let inputs = inputs_of(name);
     assert!(!inputs.is_empty(), "{name}: no seeds");
     let mut rng = Rng::new(0x5EED ^ name.len() as u64);
-    for input in &inputs {
+    for (input, reproducer) in &inputs {
         target(input);
-        for _ in 0..mutations {
+        let n = if *reproducer {
+            mutations.min(REPRODUCER_MUTATIONS)
+        } else {
+            mutations
+        };
+        for _ in 0..n {
             target(&mutate(input, &mut rng));
         }
     }
     eprintln!(
-        "{name}: {} inputs x {} mutations",
+        "{name}: {} inputs ({} reproducers), each with up to {mutations} mutations",
         inputs.len(),
-        mutations + 1
+        inputs.iter().filter(|(_, r)| *r).count(),
     );
 }
 

@@ -5,7 +5,9 @@
 //! Every text that reaches the host loses terminal control sequences, controls and hidden
 //! characters ([`crate::sanitize::sanitize_text`]), then HTML/markdown is neutralized
 //! ([`crate::sanitize::sanitize_markup`]); text beyond `max_text_bytes` is truncated on a
-//! UTF-8 boundary with a visible marker; instruction-like text is flagged
+//! UTF-8 boundary with a visible marker, and a text whose neutralized form outgrows the
+//! limit goes through the markup pass shorter, so the host gets at most `max_text_bytes`
+//! of it plus the marker; instruction-like text is flagged
 //! ([`crate::detect::scan_result_text`]), or refuses the whole result when
 //! [`ContentPolicy::injection_blocks`]. `structuredContent` strings get the text
 //! sanitizer only (their meaning is data, not markup).

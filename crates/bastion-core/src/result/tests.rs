@@ -684,3 +684,64 @@ fn what_the_cleanup_after_markup_removes_cannot_leave_a_new_link() {
     let again = inspect_result("tools/call", &shown, &opts);
     assert!(again.rewritten.is_none(), "second pass rewrote {text:?}");
 }
+
+#[test]
+fn escaping_never_takes_a_text_past_max_text_bytes() {
+    // Each kind of text the markup pass shows escaped, which is longer: processing
+    // instructions in a text result and in markdown, bare `<` and `&` in HTML.
+    let opts = ResultOptions {
+        max_text_bytes: 300,
+        ..ResultOptions::default()
+    };
+    let cases = [
+        ("tools/call", None, "<?php x ?> ".repeat(27)),
+        ("resources/read", Some("text/html"), "a < b & c ".repeat(30)),
+        (
+            "resources/read",
+            Some("text/markdown"),
+            "<?php x ?> ".repeat(27),
+        ),
+    ];
+    for (method, mime, text) in cases {
+        assert!(
+            text.len() <= opts.max_text_bytes,
+            "{method} {mime:?}: {}",
+            text.len()
+        );
+        let result = match mime {
+            None => json!({"content": [{"type": "text", "text": text}]}),
+            Some(m) => json!({"contents": [{"uri": "file:///a", "mimeType": m, "text": text}]}),
+        };
+        let o = inspect_result(method, &result, &opts);
+        let out = o.rewritten.expect("rewritten");
+        let shown = out
+            .pointer("/content/0/text")
+            .or_else(|| out.pointer("/contents/0/text"))
+            .and_then(Value::as_str)
+            .unwrap();
+        let (body, marker) = shown
+            .rsplit_once("\n[truncated by mcp-bastion: ")
+            .unwrap_or_else(|| panic!("{method} {mime:?}: no marker in {shown:?}"));
+        assert!(
+            body.len() <= opts.max_text_bytes,
+            "{method} {mime:?}: {} bytes",
+            body.len()
+        );
+        assert!(
+            marker.starts_with(&format!("{} bytes in total", text.len())),
+            "{marker}"
+        );
+        assert!(o.findings.iter().any(|f| f.code == Code::TextTruncated));
+        // What is shown is a whole output of the markup pass: a second pass over the
+        // part before the marker keeps it as it is.
+        let again = inspect_result(
+            method,
+            &match mime {
+                None => json!({"content": [{"type": "text", "text": body}]}),
+                Some(m) => json!({"contents": [{"uri": "file:///a", "mimeType": m, "text": body}]}),
+            },
+            &opts,
+        );
+        assert!(again.rewritten.is_none(), "{method} {mime:?}: {body:?}");
+    }
+}

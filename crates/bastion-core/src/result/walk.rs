@@ -13,6 +13,26 @@ use std::fmt::Write as _;
 /// Rounds of markup pass + text cleanup per text value at most (see `Walk::clean`).
 const MARKUP_ROUNDS: usize = 4;
 
+/// Tries of a shorter text, aimed at the limit, before [`Walk::clean`] halves the part of
+/// a text it puts through the markup pass.
+const SHRINK_ROUNDS: usize = 2;
+
+/// What the markup rounds of one try found and removed (see `Walk::markup_rounds`).
+#[derive(Default)]
+struct MarkupReport {
+    findings: Vec<Finding>,
+    removed: usize,
+}
+
+/// The largest char boundary of `s` at or below `at` bytes.
+fn floor_char_boundary(s: &str, at: usize) -> usize {
+    let mut at = at.min(s.len());
+    while !s.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
 /// One pass over a result: the options, and what the pass found and would change.
 pub(super) struct Walk<'o> {
     pub(super) opts: &'o ResultOptions,
@@ -66,37 +86,33 @@ impl Walk<'_> {
             ));
         }
         // Truncate before the markup pass: its cost grows with the input, and what is cut
-        // off never reaches the host anyway.
-        let mut body: std::borrow::Cow<'_, str> = cleaned.text;
-        let mut truncated = None;
-        if body.len() > self.opts.max_text_bytes {
-            let original = body.len();
-            let mut cut = self.opts.max_text_bytes;
-            while !body.is_char_boundary(cut) {
-                cut -= 1;
+        // off never reaches the host anyway. The markup pass escapes what it does not
+        // keep (`<` becomes `&lt;`, `&lt;` becomes `&amp;lt;`), so its output can be
+        // longer than its input: when it outgrows `max_text_bytes`, a shorter part of the
+        // text goes through it again, so that what the host gets stays within the limit
+        // and is always a whole output of the pass (never markup cut in the middle).
+        let body: std::borrow::Cow<'_, str> = cleaned.text;
+        let original = body.len();
+        let max = self.opts.max_text_bytes;
+        let mut cut = floor_char_boundary(&body, max);
+        let mut rounds = 0;
+        let (mut out, markup) = loop {
+            let (out, markup) = self.markup_rounds(&body[..cut], mime, path);
+            if out.len() <= max || cut == 0 {
+                break (out, markup);
             }
-            body = std::borrow::Cow::Owned(body[..cut].to_owned());
-            truncated = Some((original, cut));
-        }
-        // The markup pass decodes character references (`&#x1b;`) and may leave a
-        // dangling joiner where it cut, so its output is cleaned once more; and what that
-        // removes can join new markup (a scheme split by an invisible character), so the
-        // markup pass looks again, until neither changes anything (a few rounds at most).
-        let mut out: std::borrow::Cow<'_, str> = body;
-        for _ in 0..MARKUP_ROUNDS {
-            let markup = sanitize_markup(&out, mime, &self.opts.content, path);
-            self.findings.extend(markup.findings);
-            let std::borrow::Cow::Owned(m) = markup.text else {
-                break;
-            };
-            let again = sanitize_text(&m);
-            self.removed += again.removed;
-            let removed = again.removed;
-            out = std::borrow::Cow::Owned(again.text.into_owned());
-            if removed == 0 {
-                break;
+            rounds += 1;
+            // The output grows about in proportion to the input: aim at the limit, and
+            // halve from the third try on, so the loop ends (an empty text fits).
+            let mut next = cut.saturating_mul(max) / out.len();
+            if rounds >= SHRINK_ROUNDS {
+                next /= 2;
             }
-        }
+            cut = floor_char_boundary(&body, next.min(cut - 1));
+        };
+        self.findings.extend(markup.findings);
+        self.removed += markup.removed;
+        let truncated = (cut < original).then_some((original, cut));
         if truncated.is_some() {
             let again = sanitize_text(&out);
             if again.removed > 0 {
@@ -122,6 +138,34 @@ impl Walk<'_> {
             self.scan(&out, path);
         }
         (out != text).then(|| out.into_owned())
+    }
+
+    /// The markup pass and the text cleanup after it, repeated until neither changes
+    /// anything (at most [`MARKUP_ROUNDS`]): the output, and what the rounds found and
+    /// removed (kept apart, so that a try [`Walk::clean`] discards reports nothing).
+    fn markup_rounds<'t>(
+        &self,
+        body: &'t str,
+        mime: Option<&str>,
+        path: &str,
+    ) -> (std::borrow::Cow<'t, str>, MarkupReport) {
+        let mut report = MarkupReport::default();
+        let mut out = std::borrow::Cow::Borrowed(body);
+        for _ in 0..MARKUP_ROUNDS {
+            let markup = sanitize_markup(&out, mime, &self.opts.content, path);
+            report.findings.extend(markup.findings);
+            let std::borrow::Cow::Owned(m) = markup.text else {
+                break;
+            };
+            let again = sanitize_text(&m);
+            report.removed += again.removed;
+            let removed = again.removed;
+            out = std::borrow::Cow::Owned(again.text.into_owned());
+            if removed == 0 {
+                break;
+            }
+        }
+        (out, report)
     }
 
     /// Text sanitizer only, for structured data strings and names.

@@ -188,7 +188,7 @@ impl Relay {
         if decision.action == Action::Allow && !via_grant && retry.is_none() {
             // The policy lets it run: no view, no digest, no extra records (the exchange
             // itself is audited with its answer). Keeps allowed calls at relay speed.
-            self.remember_call(&call);
+            self.remember_call(call);
             self.release(&held.id);
             self.forward_held(held).await;
             return;
@@ -398,7 +398,7 @@ impl Relay {
             outcome = Outcome::denied(outcome.channel, "cancelled_by_host");
         }
         if outcome.approved {
-            self.remember_call(call);
+            self.remember_call(call.clone());
             self.release(&held.id);
             self.forward_held(held).await;
             return;
@@ -505,17 +505,18 @@ impl Relay {
         .await;
     }
 
-    /// Adds a forwarded call to the session history (bounded, oldest dropped).
-    pub(super) fn remember_call(&self, call: &ToolCall) {
+    /// Adds a forwarded call to the session history (bounded, oldest dropped); takes the
+    /// call, so its arguments move into the history instead of being copied.
+    pub(super) fn remember_call(&self, call: ToolCall) {
         let mut st = self.state();
         let history = Arc::make_mut(&mut st.history);
         if history.len() >= HISTORY {
             history.drain(..=history.len() - HISTORY);
         }
         history.push(HistoryEntry {
-            tool: call.name.clone(),
+            tool: call.name,
             server: Some(self.name.clone()),
-            arguments: call.arguments.clone().unwrap_or_default(),
+            arguments: call.arguments.unwrap_or_default(),
         });
     }
 
