@@ -551,6 +551,8 @@ impl Relay {
             raw_id: raw_id.clone(),
             method: method.clone(),
         });
+        #[cfg(feature = "failpoints")]
+        fail::fail_point!("relay::host_answer");
         if let Some(result) = map.get("result")
             && let Err(e) = methods::check_result(&method, result)
         {

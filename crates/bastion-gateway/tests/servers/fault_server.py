@@ -13,16 +13,18 @@ huge              answers with one text of FAULT_HUGE_BYTES (default 64 MiB) byt
 stall_reading     stops reading its input for 0.5 s, then sends a request whose id uses
                   the prefix Bastion reserves (so Bastion refuses it back), then writes
                   2 MiB of notifications/message, then answers; only then reads again
-burst_reserved    sends arguments.count (default 600) requests with reserved ids
+burst_reserved    sends arguments.count (default 600) ping requests with reserved ids
                   (mcp-bastion-burst-N, each refused back by Bastion), answers, then
-                  stops reading for 1 s
+                  stops reading for 1 s; with arguments.prefix "host-ask-" the ids are
+                  host-ask-N instead, which Bastion passes on to the host
 burst_count       answers with the number of answers to those requests received so far
 
 tools/list answers FAULT_TOOLS (default 3) tools named t00000, t00001, ... in reverse
 order, then the eight tools above; with FAULT_SCHEMA_DEPTH set, one more tool "deep" whose inputSchema nests that
 many "properties" levels.
 
-Every notification the server receives, and every answer to a burst_reserved request,
+Every notification the server receives, and every answer to a burst_reserved request
+(either prefix),
 is appended, one JSON line each, to the file FAULT_LOG names (when set), and the server writes "pid <its pid>" there at start, so a
 test can see the notifications/cancelled it got and check that the process is gone.
 """
@@ -37,6 +39,8 @@ DEPTH = int(os.environ.get("FAULT_SCHEMA_DEPTH", "0"))
 DRIBBLE = int(os.environ.get("FAULT_DRIBBLE_MS", "200")) / 1000.0
 HUGE = int(os.environ.get("FAULT_HUGE_BYTES", str(64 * 1024 * 1024)))
 out = sys.stdout.buffer
+# The id prefixes of burst_reserved's requests: Bastion's reserved one, and one it passes on.
+BURST_PREFIXES = ("mcp-bastion-burst-", "host-ask-")
 # Answers received to the burst_reserved requests.
 BURST_ANSWERS = [0]
 
@@ -100,8 +104,9 @@ def call(rid, name, args):
         send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "stalled"}]}})
         return
     if name == "burst_reserved":
+        prefix = BURST_PREFIXES[1] if args.get("prefix") == BURST_PREFIXES[1] else BURST_PREFIXES[0]
         for i in range(int(args.get("count", 600))):
-            send({"jsonrpc": "2.0", "id": "mcp-bastion-burst-%d" % i, "method": "ping"})
+            send({"jsonrpc": "2.0", "id": "%s%d" % (prefix, i), "method": "ping"})
         send({"jsonrpc": "2.0", "id": rid, "result": {"content": [{"type": "text", "text": "sent"}]}})
         time.sleep(1.0)
         return
@@ -130,7 +135,7 @@ def main():
             continue
         if method is None:
             # An answer to one of the server's own requests.
-            if str(rid).startswith("mcp-bastion-burst-"):
+            if str(rid).startswith(BURST_PREFIXES):
                 BURST_ANSWERS[0] += 1
                 log(json.dumps(msg, separators=(",", ":")))
             continue

@@ -69,6 +69,35 @@ fn assert_stderr_says_where_not_what(err: &[String], side: &str) {
     );
 }
 
+/// The answers the fault server logged to its requests whose ids start with `prefix`;
+/// asserts each is the boundary's refusal (-32603, reason `inspection_failed`).
+fn refusals_the_server_got(dir: &Path, prefix: &str) -> Vec<Value> {
+    let log = std::fs::read_to_string(dir.join("fault.log")).unwrap();
+    let answers: Vec<Value> = log
+        .lines()
+        .filter(|l| l.contains(prefix))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for a in &answers {
+        assert_eq!(a["error"]["code"], -32603, "{a}");
+        assert_eq!(a["error"]["data"]["reason"], "inspection_failed", "{a}");
+    }
+    answers
+}
+
+/// Asserts the audit holds exactly `count` `inspection_failed` events, each of a `ping`
+/// in `direction`.
+fn assert_ping_refusals_audited(dir: &Path, count: usize, direction: &str) {
+    let events = events_with(&dir.join("b.db"), "inspection_failed");
+    assert_eq!(events.len(), count, "{events:?}");
+    assert!(
+        events
+            .iter()
+            .all(|e| e["direction"] == direction && e["method"] == "ping"),
+        "{events:?}"
+    );
+}
+
 fn events_with(db: &Path, reason: &str) -> Vec<Value> {
     audit(db)
         .into_iter()
@@ -150,31 +179,53 @@ fn a_check_that_panics_on_server_requests_answers_each_one() {
     assert_eq!(r["result"]["content"][0]["text"], "40", "{r}");
     finish(g);
     // What the server got back: an error with the reason, for every one of its requests.
-    let log = std::fs::read_to_string(dir.path().join("fault.log")).unwrap();
-    let answers: Vec<Value> = log
-        .lines()
-        .filter(|l| l.contains("mcp-bastion-burst-"))
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    assert_eq!(answers.len(), 40, "{log}");
-    for a in &answers {
-        assert_eq!(a["error"]["code"], -32603, "{a}");
-        assert_eq!(a["error"]["data"]["reason"], "inspection_failed", "{a}");
-    }
-    let events = events_with(&dir.path().join("b.db"), "inspection_failed");
-    assert_eq!(events.len(), 40, "{events:?}");
-    assert!(
-        events
-            .iter()
-            .all(|e| e["direction"] == "server_to_host" && e["method"] == "ping"),
-        "{events:?}"
-    );
+    let answers = refusals_the_server_got(dir.path(), "mcp-bastion-burst-");
+    assert_eq!(answers.len(), 40, "{answers:?}");
+    assert_ping_refusals_audited(dir.path(), 40, "server_to_host");
     // None of them reached the host: every ping event is one of those refusals.
     let pings = audit(&dir.path().join("b.db"))
         .into_iter()
         .filter(|e| e["method"] == "ping" && e["direction"] == "server_to_host")
         .count();
     assert_eq!(pings, 40);
+}
+
+#[test]
+fn a_check_that_panics_on_the_hosts_answers_answers_the_server_instead() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut g = start("relay::host_answer=panic", dir.path());
+    // The server asks the host three times (ids it may use: they reach the host).
+    g.send(&json!({"jsonrpc": "2.0", "id": 500, "method": "tools/call",
+        "params": {"name": "burst_reserved", "arguments": {"count": 3, "prefix": "host-ask-"}}}));
+    let (mut asked, mut answered) = (Vec::new(), None);
+    while asked.len() < 3 || answered.is_none() {
+        let m = g.recv();
+        if m["method"] == "ping" {
+            let id = m["id"].clone();
+            g.send(&json!({"jsonrpc": "2.0", "id": id, "result": {}}));
+            asked.push(id);
+        } else if m["id"] == 500 {
+            answered = Some(m);
+        }
+    }
+    let r = answered.unwrap();
+    assert_eq!(r["result"]["content"][0]["text"], "sent", "{r}");
+    // The server got an answer to each request, from the boundary: the host's answers
+    // were not passed on unchecked. The gateway goes on serving.
+    let r = g.request(
+        "tools/call",
+        &json!({"name": "burst_count", "arguments": {}}),
+    );
+    assert_eq!(r["result"]["content"][0]["text"], "3", "{r}");
+    assert_eq!(echo_canary(&mut g)["result"]["content"][0]["text"], CANARY);
+    let err = finish(g);
+    assert_stderr_says_where_not_what(&err, "client");
+    let answers = refusals_the_server_got(dir.path(), "host-ask-");
+    assert_eq!(answers.len(), 3, "{answers:?}");
+    for a in &answers {
+        assert!(asked.contains(&a["id"]), "{a}");
+    }
+    assert_ping_refusals_audited(dir.path(), 3, "host_to_server");
 }
 
 #[test]
