@@ -27,6 +27,19 @@ binary=$(realpath "$binary")
 for f in drive.py echo_server.py relay.py summarize.py; do
   [ -f "$bench/$f" ] || { echo "no $f in $bench (the shared bench directory)" >&2; exit 2; }
 done
+# The dist build lays out the functions hot-symbols.txt names together; names carry a
+# hash of each crate's build, so a dependency or compiler change makes the list stale
+# and the gateway's resident code (its RSS) grows by up to ~11 MiB. Say so before
+# measuring.
+list=$(dirname "$0")/../crates/mcp-bastion/hot-symbols.txt
+if command -v nm >/dev/null && [ -s "$list" ]; then
+  listed=$(wc -l <"$list")
+  present=$(nm "$binary" | awk '$2 ~ /^[tT]$/ {print $3}' | LC_ALL=C sort -u |
+    LC_ALL=C comm -12 - <(LC_ALL=C sort -u "$list") | wc -l)
+  if [ $((present * 100)) -lt $((listed * 80)) ]; then
+    echo "warning: only $present of the $listed functions in hot-symbols.txt are in $binary; RSS will read high: run scripts/hot-symbols.sh BENCH_DIR" >&2
+  fi
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 config=$(realpath "$(dirname "$0")/bench-config.toml")

@@ -127,6 +127,47 @@ enum HostEnd {
     Gone,
     /// SIGTERM or SIGINT.
     Signal,
+    /// A session-long task (deadlines, pin watching) kept failing (see [`supervised`]).
+    Broken,
+}
+
+/// How often a session-long task is started again after a panic before the session ends.
+const TASK_RESTARTS: u32 = 3;
+
+/// The exit code of a session ended by an internal failure (DESIGN §3: 3, internal or
+/// upstream failure).
+const INTERNAL_FAILURE: i32 = 3;
+
+/// Runs the session-long task `start` makes (`what`: deadlines, pin watching) until it
+/// ends; when it panics (a bug: the panic hook has printed the location), says so on
+/// stderr and starts it again, up to [`TASK_RESTARTS`] times; after that it notifies
+/// `broken`, and the gateway stops the server and exits with code 3, so that no request
+/// waits for a deadline nobody keeps.
+async fn supervised<F, Fut>(name: String, what: &'static str, broken: Arc<Notify>, mut start: F)
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = ()>,
+{
+    use futures_util::FutureExt;
+    for failures in 1..=TASK_RESTARTS + 1 {
+        if std::panic::AssertUnwindSafe(start())
+            .catch_unwind()
+            .await
+            .is_ok()
+        {
+            return;
+        }
+        if failures <= TASK_RESTARTS {
+            eprintln!(
+                "mcp-bastion[{name}]: the {what} task failed inside mcp-bastion (a bug: please report it with the location printed above); started again ({failures} of {TASK_RESTARTS})"
+            );
+        }
+    }
+    eprintln!(
+        "mcp-bastion[{name}]: the {what} task failed inside mcp-bastion {} times; stopping the server, and pending requests are answered (reason upstream_exited)",
+        TASK_RESTARTS + 1
+    );
+    broken.notify_one();
 }
 
 /// Runs the gateway until the server exits; returns the exit code to use (the server's,
@@ -193,13 +234,25 @@ where
         .with_publish(cfg.publish.clone())
         .with_http_upstream(cfg.remote.is_some()),
     );
+    // Deadlines and pin watching last the session; a panic (a bug) starts them again,
+    // and after `TASK_RESTARTS` the session ends (`broken`), since requests could
+    // otherwise wait forever or a revoked pin stay in use.
+    let broken = Arc::new(Notify::new());
     let timers = tokio::spawn({
         let r = relay.clone();
-        async move { r.run_timers().await }
+        let (name, broken) = (cfg.name.clone(), broken.clone());
+        supervised(name, "deadline", broken, move || {
+            let r = r.clone();
+            async move { r.run_timers().await }
+        })
     });
     let pin_watch = tokio::spawn({
         let r = relay.clone();
-        async move { r.watch_pins().await }
+        let (name, broken) = (cfg.name.clone(), broken.clone());
+        supervised(name, "pin-watching", broken, move || {
+            let r = r.clone();
+            async move { r.watch_pins().await }
+        })
     });
     let read_timeout = Duration::from_millis(cfg.limits.read_timeout_ms);
     let mut server_reader = tokio::spawn({
@@ -221,8 +274,10 @@ where
                 _ = &mut host_reader => HostEnd::Closed,
                 _ = &mut host_writer => HostEnd::Gone,
                 () = shutdown_signal() => HostEnd::Signal,
+                () = broken.notified() => HostEnd::Broken,
             }
         } => {
+            let broke = matches!(end, HostEnd::Broken);
             let why = match end {
                 HostEnd::Closed => "the client closed the connection",
                 HostEnd::Gone => {
@@ -233,11 +288,14 @@ where
                     eprintln!("mcp-bastion[{}]: signal received; stopping the server", cfg.name);
                     "the gateway is shutting down"
                 }
+                HostEnd::Broken => "the gateway failed internally",
             };
             // Requests the host can no longer receive answers to: the server may stop them.
             relay.cancel_all_upstream(why);
             close_server.notify_one();
-            server.stop(grace).await?
+            let code = server.stop(grace).await?;
+            // An internal failure is exit code 3 (DESIGN §3), whatever the server said.
+            if broke { INTERNAL_FAILURE } else { code }
         }
     };
 

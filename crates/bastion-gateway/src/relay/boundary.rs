@@ -206,9 +206,13 @@ pub(super) fn withhold(st: &mut State, member: &str, keys: impl IntoIterator<Ite
     }
 }
 
+/// The `direction` of [`Relay::contain`] for work of the gateway's own (answering a request
+/// whose deadline passed), as in its audit events.
+pub(super) const GATEWAY: &str = "gateway";
+
 impl Relay {
     /// Runs `handling` (the handling of one `bytes`-long frame that came from
-    /// `direction`, [`H2S`] or [`super::S2H`], or a task it spawned); a panic inside it is
+    /// `direction`, [`H2S`] or [`super::S2H`], a task it spawned, or [`GATEWAY`] work); a panic inside it is
     /// caught here, the debts its guards filed are paid, and an audit event with reason
     /// `inspection_failed` records the frame's size (and method and id when a debt names
     /// them). Returns `false` when the handling panicked.
@@ -244,14 +248,22 @@ impl Relay {
             }
         }
         self.audit.record(ev.0).await;
-        let side = if direction == H2S { "client" } else { "server" };
+        let subject = match direction {
+            H2S => {
+                format!("a check failed inside mcp-bastion on a client message of {bytes} bytes")
+            }
+            GATEWAY => "mcp-bastion failed while answering a request itself (a timeout)".to_owned(),
+            _ => format!("a check failed inside mcp-bastion on a server message of {bytes} bytes"),
+        };
         let what = if passed {
             "after it was passed on; its audit record is incomplete"
+        } else if direction == GATEWAY {
+            "the request was answered with that reason instead"
         } else {
             "the message was refused, not passed on"
         };
         eprintln!(
-            "mcp-bastion[{}]: a check failed inside mcp-bastion on a {side} message of {bytes} bytes; {what} ({REASON}). This is a bug: please report it with the location printed above.",
+            "mcp-bastion[{}]: {subject}; {what} ({REASON}). This is a bug: please report it with the location printed above.",
             self.name
         );
         for debt in debts {

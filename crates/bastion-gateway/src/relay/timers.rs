@@ -1,6 +1,7 @@
 //! Deadlines and shutdown: requests the server did not answer in time, and requests
 //! still pending when it exits, are answered by the gateway itself.
 
+use super::boundary::{GATEWAY, HeldAnswer};
 use super::{Ev, Relay};
 use crate::pending::HostRequest;
 use bastion_core::envelope::codes;
@@ -26,29 +27,43 @@ impl Relay {
                 self.timer_wake.notified().await;
                 continue;
             }
+            #[cfg(feature = "failpoints")]
+            fail::fail_point!("relay::timers");
             let expired = self.state().pending.expire(Instant::now());
             for req in expired {
-                let ms = self.limits.timeout_for(&req.method);
-                let message = format!(
-                    "The server did not answer {} within {ms} ms; mcp-bastion cancelled the request",
-                    req.method
-                );
-                self.fail_request(
-                    &req,
-                    codes::REQUEST_TIMEOUT,
-                    &message,
-                    "request_timeout",
-                    json!({"timeout_ms": ms}),
-                )
-                .await;
-                if req.method != "initialize" {
-                    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                        "params": {"requestId": req.raw_id, "reason": format!("mcp-bastion: no answer within {ms} ms")}});
-                    let _ = self
-                        .to_server
-                        .try_send(serde_json::to_vec(&cancel).unwrap_or_default());
-                }
+                // Each answer behind the panic boundary: a bug while answering one
+                // request answers it with `inspection_failed` and the others go on.
+                self.contain(GATEWAY, 0, self.time_out(HeldAnswer::new(req)))
+                    .await;
             }
+        }
+    }
+
+    /// Answers `req` (its deadline passed) with `request_timeout` and tells the server
+    /// with `notifications/cancelled`, as far as the server's queue has room.
+    async fn time_out(&self, mut req: HeldAnswer) {
+        #[cfg(feature = "failpoints")]
+        fail::fail_point!("relay::time_out");
+        let ms = self.limits.timeout_for(&req.method);
+        let message = format!(
+            "The server did not answer {} within {ms} ms; mcp-bastion cancelled the request",
+            req.method
+        );
+        self.fail_request(
+            &req,
+            codes::REQUEST_TIMEOUT,
+            &message,
+            "request_timeout",
+            json!({"timeout_ms": ms}),
+        )
+        .await;
+        req.paid();
+        if req.method != "initialize" {
+            let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": req.raw_id, "reason": format!("mcp-bastion: no answer within {ms} ms")}});
+            let _ = self
+                .to_server
+                .try_send(serde_json::to_vec(&cancel).unwrap_or_default());
         }
     }
 

@@ -85,15 +85,15 @@ fn refusals_the_server_got(dir: &Path, prefix: &str) -> Vec<Value> {
     answers
 }
 
-/// Asserts the audit holds exactly `count` `inspection_failed` events, each of a `ping`
+/// Asserts the audit holds exactly `count` `inspection_failed` events, each of `method`
 /// in `direction`.
-fn assert_ping_refusals_audited(dir: &Path, count: usize, direction: &str) {
+fn assert_refusals_audited(dir: &Path, count: usize, method: &str, direction: &str) {
     let events = events_with(&dir.join("b.db"), "inspection_failed");
     assert_eq!(events.len(), count, "{events:?}");
     assert!(
         events
             .iter()
-            .all(|e| e["direction"] == direction && e["method"] == "ping"),
+            .all(|e| e["direction"] == direction && e["method"] == method),
         "{events:?}"
     );
 }
@@ -157,10 +157,7 @@ fn a_check_that_panics_on_a_host_request_answers_it_and_never_forwards_it() {
         events_with(&dir.path().join("b.db"), "unknown_response_id").is_empty(),
         "the refused call was forwarded"
     );
-    let events = events_with(&dir.path().join("b.db"), "inspection_failed");
-    assert_eq!(events.len(), 1, "{events:?}");
-    assert_eq!(events[0]["direction"], "host_to_server", "{events:?}");
-    assert_eq!(events[0]["method"], "tools/call", "{events:?}");
+    assert_refusals_audited(dir.path(), 1, "tools/call", "host_to_server");
 }
 
 #[test]
@@ -181,7 +178,7 @@ fn a_check_that_panics_on_server_requests_answers_each_one() {
     // What the server got back: an error with the reason, for every one of its requests.
     let answers = refusals_the_server_got(dir.path(), "mcp-bastion-burst-");
     assert_eq!(answers.len(), 40, "{answers:?}");
-    assert_ping_refusals_audited(dir.path(), 40, "server_to_host");
+    assert_refusals_audited(dir.path(), 40, "ping", "server_to_host");
     // None of them reached the host: every ping event is one of those refusals.
     let pings = audit(&dir.path().join("b.db"))
         .into_iter()
@@ -225,7 +222,7 @@ fn a_check_that_panics_on_the_hosts_answers_answers_the_server_instead() {
     for a in &answers {
         assert!(asked.contains(&a["id"]), "{a}");
     }
-    assert_ping_refusals_audited(dir.path(), 3, "host_to_server");
+    assert_refusals_audited(dir.path(), 3, "ping", "host_to_server");
 }
 
 #[test]
@@ -297,4 +294,70 @@ fn a_check_that_panics_in_an_approval_answers_the_held_call_and_releases_its_id(
     let events = events_with(&dir.path().join("b.db"), "inspection_failed");
     assert_eq!(events.len(), 1, "{events:?}");
     assert_eq!(events[0]["method"], "tools/call", "{events:?}");
+}
+
+/// A short `tools/call` deadline, so a call of the fault server's `slow` tool times out.
+const SHORT_DEADLINE: &str = "\n[limits]\ntool_call_timeout_ms = 400\n";
+
+/// Calls `slow`, which the server never answers: the answer is the gateway's own.
+fn call_slow(g: &mut Gateway) -> Value {
+    g.request("tools/call", &json!({"name": "slow", "arguments": {}}))
+}
+
+#[test]
+fn a_panic_while_answering_a_timed_out_request_answers_it_with_inspection_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut g = start_with("relay::time_out=1*panic", dir.path(), SHORT_DEADLINE);
+    assert_refused(&call_slow(&mut g));
+    // The deadlines still work: the next slow call times out as usual.
+    let r = call_slow(&mut g);
+    assert_eq!(r["error"]["data"]["reason"], "request_timeout", "{r}");
+    assert_eq!(echo_canary(&mut g)["result"]["content"][0]["text"], CANARY);
+    let err = finish(g);
+    assert_stderr_has(&err, &["failed while answering a request itself"]);
+    assert_refusals_audited(dir.path(), 1, "tools/call", "gateway");
+}
+
+/// Starts a gateway with fail points `spec` and [`SHORT_DEADLINE`], calls `slow` and
+/// asserts the answer's reason; returns the gateway.
+fn slow_call_answered(spec: &str, dir: &Path, reason: &str) -> Gateway {
+    let mut g = start_with(spec, dir, SHORT_DEADLINE);
+    let r = call_slow(&mut g);
+    assert_eq!(r["error"]["data"]["reason"], reason, "{r}");
+    g
+}
+
+/// Asserts some line of `err` holds every one of `parts`.
+fn assert_stderr_has(err: &[String], parts: &[&str]) {
+    assert!(
+        err.iter().any(|l| parts.iter().all(|p| l.contains(p))),
+        "{parts:?} not in {err:?}"
+    );
+}
+
+#[test]
+fn the_deadline_task_is_started_again_after_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = slow_call_answered("relay::timers=1*panic", dir.path(), "request_timeout");
+    let err = finish(g);
+    assert_stderr_has(
+        &err,
+        &[
+            "the deadline task failed inside mcp-bastion",
+            "started again (1 of 3)",
+        ],
+    );
+}
+
+#[test]
+fn a_deadline_task_that_keeps_failing_ends_the_session_and_answers_what_waits() {
+    let dir = tempfile::tempdir().unwrap();
+    // Nobody keeps deadlines any more: the session ends rather than let this call wait.
+    let g = slow_call_answered("relay::timers=panic", dir.path(), "upstream_exited");
+    let (code, err) = g.wait(Duration::from_secs(15));
+    assert_eq!(code, Some(3), "{err:?}");
+    assert_stderr_has(
+        &err,
+        &["failed inside mcp-bastion 4 times; stopping the server"],
+    );
 }
