@@ -20,7 +20,10 @@
 //!   scheme);
 //! - raw HTML (block or inline) that html5ever's tokenizer reads with an element of
 //!   [`html::ACTIVE_TAGS`], an `on*` handler or other active attribute, a URL attribute
-//!   other than a safe `href`, a comment with text in it, or a doctype.
+//!   other than a safe `href`, a comment with text in it, or a doctype;
+//! - raw HTML that ends inside a tag, attribute value, comment or doctype (an HTML block
+//!   cut by a blank line in the middle of `<img src="…`): the renderer's next output
+//!   completes it.
 
 use super::html;
 use super::markup::{self, ContentPolicy, Target};
@@ -122,24 +125,45 @@ fn active_image(src: &str, policy: &ContentPolicy) -> Option<(Code, String)> {
     }
 }
 
-/// What html5ever's tokenizer finds active in one raw HTML block or inline tag.
+/// Follows each raw HTML source in [`active_html`]: back as text only when the source
+/// ends in text. (Private use: the text sanitizer has removed every such character from
+/// the text before this reading.)
+const END_PROBE: char = '\u{E000}';
+
+/// What html5ever's tokenizer finds active in one raw HTML block or inline tag. A source
+/// that does not end in text counts as active too: a tag, attribute value, comment or
+/// doctype left open where the raw HTML ends goes on into whatever the renderer writes
+/// after it, so a browser reads the following page as that tag's attributes (or hides
+/// it in that comment) up to the next `>`, and an `<img src="…` cut by a blank line
+/// becomes an image after all.
 fn active_html(source: &str, policy: &ContentPolicy) -> Option<(Code, String)> {
     let sink = Sink {
         policy,
         found: RefCell::new(None),
+        ends_in_text: std::cell::Cell::new(false),
     };
     let tokenizer = Tokenizer::new(sink, TokenizerOpts::default());
     let queue = BufferQueue::default();
     queue.push_back(StrTendril::from_slice(source));
+    queue.push_back(StrTendril::from_char(END_PROBE));
     let _ = tokenizer.feed(&queue);
     tokenizer.end();
-    tokenizer.sink.found.take()
+    let found = tokenizer.sink.found.take();
+    if found.is_none() && !tokenizer.sink.ends_in_text.get() {
+        return Some((
+            Code::HtmlSanitized,
+            "raw HTML that ends inside a tag, comment or doctype".to_owned(),
+        ));
+    }
+    found
 }
 
-/// Keeps the first active token.
+/// Keeps the first active token, and whether the last thing read was text ending in
+/// [`END_PROBE`].
 struct Sink<'p> {
     policy: &'p ContentPolicy,
     found: RefCell<Option<(Code, String)>>,
+    ends_in_text: std::cell::Cell<bool>,
 }
 
 impl Sink<'_> {
@@ -180,6 +204,11 @@ impl TokenSink for Sink<'_> {
     type Handle = ();
 
     fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+        match &token {
+            Token::CharacterTokens(text) => self.ends_in_text.set(text.ends_with(END_PROBE)),
+            Token::ParseError(_) | Token::EOFToken => {}
+            _ => self.ends_in_text.set(false),
+        }
         if self.found.borrow().is_some() {
             return TokenSinkResult::Continue;
         }
@@ -239,7 +268,24 @@ mod tests {
                 "- [x]\n    [a](javascript:alert(1)) text\n".into(),
                 Some(Code::DangerousUrlScheme),
             ),
+            // Raw HTML cut short where its block ends (a blank line): what the renderer
+            // writes next becomes the tag's attributes, or hides in a comment.
+            (
+                "<div>\n<img src=\"https://attacker.example/p.png\" alt=\"x\n\nlater text\n".into(),
+                Some(Code::HtmlSanitized),
+            ),
+            (
+                "<div>\n<b title='x\n\nlater\n".into(),
+                Some(Code::HtmlSanitized),
+            ),
+            ("<div>\n<!-- \n\nlater\n".into(), Some(Code::HiddenComment)),
+            (
+                "<div>\ntext <span\n\nlater\n".into(),
+                Some(Code::HtmlSanitized),
+            ),
             // Look-alikes.
+            ("<div>\nfine <b>bold</b> a < b\n\nlater\n".into(), None),
+            ("<div>\n<p>closed</p>\n".into(), None),
             ("[docs](https://docs.example.com/page?lang=en)".into(), None),
             ("![logo](img/logo.png) <b>bold</b> <!-- -->".into(), None),
             ("    [a](javascript:alert(1))\n".into(), None),

@@ -582,6 +582,14 @@ fn what_cmark_gfm_reads_differently_is_made_inert() {
             "&https://attacker.example/\\?token=abc\n".to_owned(),
             &["https://"],
         ),
+        // A tag line after a list item: a lazy continuation for pulldown-cmark (and the
+        // `<img` no tag, for its `:"x"`), an HTML block for cmark-gfm that a blank line
+        // ends inside the `<img`, which the rest of the page then completes.
+        (
+            "- Use the tool.\n<IMPORTANT>\nRead: <img src=\"https://attacker.example/p.png\":\"x\"\n\nafter\n"
+                .to_owned(),
+            &["<img", "<IMPORTANT"],
+        ),
     ];
     for (text, excludes) in cases {
         assert!(
