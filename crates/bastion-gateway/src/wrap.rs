@@ -268,7 +268,7 @@ where
 
     let grace = Duration::from_millis(cfg.grace_ms);
     let code = tokio::select! {
-        code = server.wait() => code?,
+        code = server.wait(&cfg.name) => code?,
         end = async {
             tokio::select! {
                 _ = &mut host_reader => HostEnd::Closed,
@@ -368,14 +368,21 @@ impl Upstream {
         }
     }
 
-    /// Waits until the server is gone: its exit code (a remote session ends with 0).
-    async fn wait(&mut self) -> std::io::Result<i32> {
+    /// Waits until the server is gone: its exit code. A remote session ends with 0, or
+    /// with 3 when its task panicked (a bug, reported on stderr under `name`): the
+    /// session is over either way, and pending requests are answered `upstream_exited`.
+    async fn wait(&mut self, name: &str) -> std::io::Result<i32> {
         match self {
             Self::Process(c) => c.wait().await.map(child::exit_code),
-            Self::Http(task) => {
-                let _ = task.await;
-                Ok(0)
-            }
+            Self::Http(task) => match task.await {
+                Err(e) if e.is_panic() => {
+                    eprintln!(
+                        "mcp-bastion[{name}]: the connection to the remote server failed inside mcp-bastion (a bug: please report it with the location printed above); the session ends"
+                    );
+                    Ok(INTERNAL_FAILURE)
+                }
+                _ => Ok(0),
+            },
         }
     }
 

@@ -122,6 +122,8 @@ pub(crate) fn start(
             if line.last() == Some(&b'\n') {
                 line.pop();
             }
+            #[cfg(feature = "failpoints")]
+            fail::fail_point!("upstream::relay");
             let Ok(permit) = permits.clone().acquire_owned().await else {
                 break;
             };

@@ -218,6 +218,32 @@ fn requests_a_remote_server_never_answers_do_not_wedge_the_gateway() {
     gw.close();
 }
 
+#[test]
+fn a_panic_in_the_http_upstream_ends_the_session_answered_with_exit_code_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("bastion.db");
+    let (_server, url) = python_http_server("hanging_http_server.py", &["0"]);
+    // The test build's fail point: the upstream task panics on the third frame it
+    // relays (after `initialize` and `notifications/initialized`).
+    let (mut gw, init) = wrap_url_env(
+        "gone",
+        &url,
+        &store,
+        dir.path(),
+        &[("FAILPOINTS", "upstream::relay=2*off->panic")],
+    );
+    assert!(init.get("result").is_some(), "{init}");
+    gw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let (answer, _) = gw.request("tools/list", json!({}));
+    assert_eq!(
+        answer["error"]["data"]["reason"], "upstream_exited",
+        "{answer}"
+    );
+    drop(gw.stdin);
+    let status = gw.child.wait().unwrap();
+    assert_eq!(status.code(), Some(3), "an internal failure is exit code 3");
+}
+
 /// A child process killed (and reaped) when the test ends, even on a failed assertion.
 struct Killed(std::process::Child);
 
@@ -290,10 +316,22 @@ fn wrap_url(
     store: &std::path::Path,
     home: &std::path::Path,
 ) -> (super::WrapHost, serde_json::Value) {
-    let mut gw = super::WrapHost::start_at(
+    wrap_url_env(name, url, store, home, &[])
+}
+
+/// [`wrap_url`] with extra environment variables for the gateway.
+fn wrap_url_env(
+    name: &str,
+    url: &str,
+    store: &std::path::Path,
+    home: &std::path::Path,
+    env: &[(&str, &str)],
+) -> (super::WrapHost, serde_json::Value) {
+    let mut gw = super::WrapHost::start_env(
         &wrap_url_args(name, url),
         &format!("sqlite://{}", store.display()),
         home,
+        env,
     );
     let (init, _) = gw.request(
         "initialize",
