@@ -796,6 +796,18 @@ impl WrapHost {
         }
     }
 
+    /// The legacy handshake: `initialize` (asserted answered) and
+    /// `notifications/initialized`.
+    fn initialize(&mut self) {
+        let (init, _) = self.request(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {},
+                   "clientInfo": {"name": "t", "version": "1"}}),
+        );
+        assert!(init.get("result").is_some(), "{init}");
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    }
+
     fn send(&mut self, v: &Value) {
         writeln!(self.stdin, "{v}").unwrap();
         self.stdin.flush().unwrap();

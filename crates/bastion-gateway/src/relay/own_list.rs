@@ -52,6 +52,8 @@ impl Relay {
     /// Returns `true` when a complete listing went through the pipeline.
     pub(super) async fn list_tools_on_own_behalf(&self, seen: u64, meta: Option<&Value>) -> bool {
         let _one_at_a_time = self.own_listing.lock.lock().await;
+        #[cfg(feature = "failpoints")]
+        fail::fail_point!("relay::own_listing");
         if self.own_listing.completed.load(Ordering::Acquire) != seen {
             return true;
         }

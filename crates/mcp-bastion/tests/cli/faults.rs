@@ -12,7 +12,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
-fn fault_server() -> PathBuf {
+pub(super) fn fault_server() -> PathBuf {
     workspace().join("crates/bastion-gateway/tests/servers/fault_server.py")
 }
 

@@ -5,7 +5,7 @@
 //! The panics are made by the gateway's fail points (`FAILPOINTS`, the `fail` crate; the
 //! tests' build has them, what users build does not).
 
-use super::faults::{Gateway, audit};
+use super::faults::{Gateway, audit, fault_server};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::Duration;
@@ -360,4 +360,27 @@ fn a_deadline_task_that_keeps_failing_ends_the_session_and_answers_what_waits() 
         &err,
         &["failed inside mcp-bastion 4 times; stopping the server"],
     );
+}
+
+#[test]
+fn a_panic_in_bastions_own_listing_answers_the_call_that_waits_for_it() {
+    let dir = tempfile::tempdir().unwrap();
+    super::allow_tools_of(dir.path(), "fault");
+    let server = fault_server().display().to_string();
+    let mut gw = super::WrapHost::start_env(
+        &["wrap", "--name", "fault", "--", "python3", &server],
+        &format!("sqlite://{}", dir.path().join("b.db").display()),
+        dir.path(),
+        &[("FAILPOINTS", "relay::own_listing=1*panic")],
+    );
+    gw.initialize();
+    // The host never listed the tools: Bastion lists them itself before the call, on a
+    // task of its own, and that listing panics once.
+    let call = json!({"name": "echo", "arguments": {"text": "listed"}});
+    let (r, _) = gw.request("tools/call", call.clone());
+    assert_refused(&r);
+    let (r, _) = gw.request("tools/call", call);
+    assert_eq!(r["result"]["content"][0]["text"], "listed", "{r}");
+    gw.close();
+    assert_refusals_audited(dir.path(), 1, "tools/call", "host_to_server");
 }

@@ -45,16 +45,6 @@ fn gateway(url: &str, home: &Path) -> WrapHost {
     WrapHost::start_at(&args, url, home)
 }
 
-fn initialize(host: &mut WrapHost) {
-    let (init, _) = host.request(
-        "initialize",
-        json!({"protocolVersion": "2025-11-25", "capabilities": {},
-               "clientInfo": {"name": "t", "version": "1"}}),
-    );
-    assert!(init.get("result").is_some(), "{init}");
-    host.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-}
-
 /// Sends `tools/list` to every host first, then reads the answers: the gateways pin
 /// what they see concurrently.
 fn list_concurrently(hosts: [&mut WrapHost; 2]) -> Vec<Vec<String>> {
@@ -136,8 +126,8 @@ fn two_gateways_share_pins_and_audit(db: &testdb::TestDb) {
     // same identity), shown by both.
     let mut a = gateway(url, home.path());
     let mut b = gateway(url, home.path());
-    initialize(&mut a);
-    initialize(&mut b);
+    a.initialize();
+    b.initialize();
     for names in list_concurrently([&mut a, &mut b]) {
         assert_eq!(names, ["get_invoice", "rug_pull"]);
     }
