@@ -745,3 +745,32 @@ fn escaping_never_takes_a_text_past_max_text_bytes() {
         assert!(again.rewritten.is_none(), "{method} {mime:?}: {body:?}");
     }
 }
+
+#[test]
+fn what_a_cut_leaves_of_a_tag_sequence_is_removed_and_reported() {
+    let opts = ResultOptions {
+        max_text_bytes: 40,
+        ..ResultOptions::default()
+    };
+    // A flag (black flag + tag characters "gbeng" + cancel tag); the cut at 40 bytes
+    // keeps the black flag and one tag character.
+    let flag = "\u{1f3f4}\u{e0067}\u{e0062}\u{e0065}\u{e006e}\u{e0067}\u{e007f}";
+    let text = format!("{}{flag}{}", "a".repeat(30), "b".repeat(20));
+    assert!(
+        run(&format!("x{flag}"), &opts).rewritten.is_none(),
+        "a whole flag stays"
+    );
+    let o = run(&text, &opts);
+    let out = o.rewritten.clone().expect("truncated");
+    assert!(!text_of(&out).contains('\u{e0067}'), "{:?}", text_of(&out));
+    assert!(
+        o.findings.iter().any(|f| f.code == Code::HiddenUnicodeTag),
+        "{:?}",
+        codes(&o)
+    );
+    assert!(
+        o.findings.iter().any(|f| f.code == Code::TextTruncated),
+        "{:?}",
+        codes(&o)
+    );
+}

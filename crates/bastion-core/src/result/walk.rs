@@ -73,18 +73,7 @@ impl Walk<'_> {
             return None;
         }
         let cleaned = sanitize_text(text);
-        self.removed += cleaned.removed;
-        for code in &cleaned.codes {
-            self.findings.push(Finding::new(
-                *code,
-                Severity::Info,
-                path,
-                format!(
-                    "removed {} character(s) of class {code} from the text",
-                    cleaned.removed
-                ),
-            ));
-        }
+        self.removed_from_text(&cleaned, path);
         // Truncate before the markup pass: its cost grows with the input, and what is cut
         // off never reaches the host anyway. The markup pass escapes what it does not
         // keep (`<` becomes `&lt;`, `&lt;` becomes `&amp;lt;`), so its output can be
@@ -114,9 +103,11 @@ impl Walk<'_> {
         self.removed += markup.removed;
         let truncated = (cut < original).then_some((original, cut));
         if truncated.is_some() {
+            // The cut may have left part of a sequence (a flag's tag characters, a
+            // dangling joiner): removed, and reported like the rest.
             let again = sanitize_text(&out);
             if again.removed > 0 {
-                self.removed += again.removed;
+                self.removed_from_text(&again, path);
                 out = std::borrow::Cow::Owned(again.text.into_owned());
             }
         }
@@ -138,6 +129,23 @@ impl Walk<'_> {
             self.scan(&out, path);
         }
         (out != text).then(|| out.into_owned())
+    }
+
+    /// Counts what the text sanitizer removed from the text at `path`, with a finding
+    /// per class of character removed.
+    fn removed_from_text(&mut self, cleaned: &crate::sanitize::text::TextOutcome<'_>, path: &str) {
+        self.removed += cleaned.removed;
+        for code in &cleaned.codes {
+            self.findings.push(Finding::new(
+                *code,
+                Severity::Info,
+                path,
+                format!(
+                    "removed {} character(s) of class {code} from the text",
+                    cleaned.removed
+                ),
+            ));
+        }
     }
 
     /// The markup pass and the text cleanup after it, repeated until neither changes

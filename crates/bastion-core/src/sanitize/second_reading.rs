@@ -125,9 +125,10 @@ fn active_image(src: &str, policy: &ContentPolicy) -> Option<(Code, String)> {
     }
 }
 
-/// Follows each raw HTML source in [`active_html`]: back as text only when the source
-/// ends in text. (Private use: the text sanitizer has removed every such character from
-/// the text before this reading.)
+/// Fed after each raw HTML source in [`active_html`], once the source is read: the
+/// tokenizer hands it back as text only when the source ends in text. Only text the
+/// tokenizer emits after the source counts, so the same character inside the source (a
+/// `&#xE000;` reference the tokenizer decodes) cannot pass for it.
 const END_PROBE: char = '\u{E000}';
 
 /// What html5ever's tokenizer finds active in one raw HTML block or inline tag. A source
@@ -140,11 +141,16 @@ fn active_html(source: &str, policy: &ContentPolicy) -> Option<(Code, String)> {
     let sink = Sink {
         policy,
         found: RefCell::new(None),
+        probing: std::cell::Cell::new(false),
         ends_in_text: std::cell::Cell::new(false),
     };
     let tokenizer = Tokenizer::new(sink, TokenizerOpts::default());
     let queue = BufferQueue::default();
     queue.push_back(StrTendril::from_slice(source));
+    let _ = tokenizer.feed(&queue);
+    // The source is read (but a character reference it may end in, which the probe
+    // then completes as text): from here on, text back means the source ended in text.
+    tokenizer.sink.probing.set(true);
     queue.push_back(StrTendril::from_char(END_PROBE));
     let _ = tokenizer.feed(&queue);
     tokenizer.end();
@@ -158,11 +164,12 @@ fn active_html(source: &str, policy: &ContentPolicy) -> Option<(Code, String)> {
     found
 }
 
-/// Keeps the first active token, and whether the last thing read was text ending in
-/// [`END_PROBE`].
+/// Keeps the first active token, and whether [`END_PROBE`], fed once the source was
+/// read (`probing`), came back as text.
 struct Sink<'p> {
     policy: &'p ContentPolicy,
     found: RefCell<Option<(Code, String)>>,
+    probing: std::cell::Cell<bool>,
     ends_in_text: std::cell::Cell<bool>,
 }
 
@@ -204,10 +211,11 @@ impl TokenSink for Sink<'_> {
     type Handle = ();
 
     fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
-        match &token {
-            Token::CharacterTokens(text) => self.ends_in_text.set(text.ends_with(END_PROBE)),
-            Token::ParseError(_) | Token::EOFToken => {}
-            _ => self.ends_in_text.set(false),
+        if let Token::CharacterTokens(text) = &token
+            && self.probing.get()
+            && text.contains(END_PROBE)
+        {
+            self.ends_in_text.set(true);
         }
         if self.found.borrow().is_some() {
             return TokenSinkResult::Continue;
@@ -283,6 +291,16 @@ mod tests {
                 "<div>\ntext <span\n\nlater\n".into(),
                 Some(Code::HtmlSanitized),
             ),
+            // The probe character written into the source as a reference.
+            (
+                "<div>\n&#xE000;<img src=x onerror=alert(1) x\n\nlater\n".into(),
+                Some(Code::HtmlSanitized),
+            ),
+            (
+                "<div>\n&#57344;<b title='x\n\nlater\n".into(),
+                Some(Code::HtmlSanitized),
+            ),
+            ("<div>\nends in a reference &#xE000\n\nlater\n".into(), None),
             // Look-alikes.
             ("<div>\nfine <b>bold</b> a < b\n\nlater\n".into(), None),
             ("<div>\n<p>closed</p>\n".into(), None),

@@ -590,6 +590,13 @@ fn what_cmark_gfm_reads_differently_is_made_inert() {
                 .to_owned(),
             &["<img", "<IMPORTANT"],
         ),
+        // The same, with the second reading's end probe written as a reference first
+        // (found by a hostile review).
+        (
+            "- Use the tool.\n<IMPORTANT>\nRead: &#xE000;<img src=x onerror=alert(document.cookie) x\n\nafter\n"
+                .to_owned(),
+            &["<img", "<IMPORTANT"],
+        ),
     ];
     for (text, excludes) in cases {
         assert!(
