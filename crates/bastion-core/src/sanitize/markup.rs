@@ -442,10 +442,35 @@ pub(crate) fn classify(dest: &str) -> Target {
                 Ok(url) if !matches!(url.scheme(), "http" | "https" | "mailto") => {
                     Target::Disallowed(url.scheme().to_owned())
                 }
-                _ => Target::Invalid,
+                // Refused either way, but naming another scheme (`data://:`): inert for
+                // a browser, yet a more lenient client may still follow it, so it is
+                // treated as that scheme (fails closed).
+                _ => match named_scheme(dest) {
+                    Some(scheme) if !matches!(scheme.as_str(), "http" | "https" | "mailto") => {
+                        Target::Disallowed(scheme)
+                    }
+                    _ => Target::Invalid,
+                },
             }
         }
     }
+}
+
+/// The scheme a destination the URL parser refused still names, lowercase: the part
+/// before its first `:` when that has a scheme's syntax (RFC 3986 §3.1: a letter, then
+/// letters, digits, `+`, `-`, `.`), after dropping the tabs and newlines a URL parser
+/// drops (WHATWG URL §4.4). Only [`classify`]'s fallback uses it.
+fn named_scheme(dest: &str) -> Option<String> {
+    let dest: String = dest
+        .trim()
+        .chars()
+        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
+        .collect();
+    let (scheme, _) = dest.split_once(':')?;
+    let mut chars = scheme.chars();
+    let syntax = chars.next()?.is_ascii_alphabetic()
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    syntax.then(|| scheme.to_ascii_lowercase())
 }
 
 /// What markdown renderers percent-encode in an `href` or `src` (cmark's
@@ -947,6 +972,11 @@ mod tests {
             ),
             ("http://[::1", Target::Invalid),
             ("http://", Target::Invalid),
+            // Refused by the URL parser even percent-encoded, but naming a scheme (found
+            // by the markdown fuzz target: `[](data://:)`).
+            ("data://:", Target::Disallowed("data".into())),
+            ("Java\tScript://:", Target::Disallowed("javascript".into())),
+            ("https://exa mple.com", Target::Invalid),
         ];
         for (dest, expected) in cases {
             assert_eq!(classify(dest), expected, "{dest:?}");

@@ -714,3 +714,20 @@ fn the_label_search_starts_at_a_character_boundary() {
         assert!(!out.contains("a[x]: javascript"), "{out:?}");
     }
 }
+
+/// Destinations the URL parser refuses even percent-encoded, but that name a scheme other
+/// than the web's, are made inert like that scheme (found by the markdown fuzz target).
+#[test]
+fn links_to_unparsable_urls_of_other_schemes_are_made_inert() {
+    for text in ["[](data://:)", "[x](data://:)", "![x](javascript://:)"] {
+        let (out, codes, _) = run(text);
+        assert!(!codes.is_empty(), "{text:?}");
+        assert!(
+            !out.contains("data:") && !out.contains("javascript:"),
+            "{text:?} -> {out:?}"
+        );
+    }
+    // A web link the parser refuses stays as it was written: a browser does not follow it.
+    let (out, _, _) = run("[x](https://exa%mple.com)");
+    assert!(out.contains("https://exa%mple.com"), "{out:?}");
+}
