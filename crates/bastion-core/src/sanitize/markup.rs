@@ -427,9 +427,18 @@ pub(crate) fn classify(dest: &str) -> Target {
         },
         Err(url::ParseError::RelativeUrlWithoutBase) => {
             let base = Url::parse(PROBE_BASE).expect("constant base URL parses");
-            match base.join(dest) {
+            let join = |dest: &str| match base.join(dest) {
                 Ok(url) if url.host_str() == base.host_str() => Target::Relative,
                 Ok(url) if url.host_str().is_some() => Target::Web(url),
+                _ => Target::Invalid,
+            };
+            // Read as written and as a renderer writes it (percent-encoded: a `\` is then
+            // `%5C`, no longer a path separator, so `//x\y@host/` reaches `host`); the
+            // reading that leaves the host application's origin decides.
+            let encoded = percent_encoding::utf8_percent_encode(dest, HREF_ENCODED).to_string();
+            match (join(dest), join(&encoded)) {
+                (web @ Target::Web(_), _) | (_, web @ Target::Web(_)) => web,
+                (Target::Relative, _) | (_, Target::Relative) => Target::Relative,
                 _ => Target::Invalid,
             }
         }
@@ -981,6 +990,13 @@ mod tests {
         for (dest, expected) in cases {
             assert_eq!(classify(dest), expected, "{dest:?}");
         }
+        // Protocol-relative, with a `\` the URL parser reads as a path separator (its host
+        // then invalid) and a renderer percent-encodes, so the browser's host is the one
+        // after the `@` (found by the markdown fuzz target).
+        let Target::Web(url) = classify("//a\u{fffd}b\\c@attacker.example/s.gif") else {
+            panic!("not read as the renderer writes it");
+        };
+        assert_eq!(url.host_str(), Some("attacker.example"));
     }
 
     #[test]
