@@ -466,20 +466,14 @@ pub(crate) fn classify(dest: &str) -> Target {
 }
 
 /// The scheme a destination the URL parser refused still names, lowercase: the part
-/// before its first `:` when that has a scheme's syntax (RFC 3986 §3.1: a letter, then
-/// letters, digits, `+`, `-`, `.`), after dropping the tabs and newlines a URL parser
-/// drops (WHATWG URL §4.4). Only [`classify`]'s fallback uses it.
+/// before its first `:`, when the URL parser accepts it as a scheme on its own (WHATWG
+/// URL §4.4 scheme state; RFC 3986 §3.1 syntax; tabs and newlines dropped as the parser
+/// drops them). Only [`classify`]'s fallback uses it.
 fn named_scheme(dest: &str) -> Option<String> {
-    let dest: String = dest
-        .trim()
-        .chars()
-        .filter(|c| !matches!(c, '\t' | '\n' | '\r'))
-        .collect();
-    let (scheme, _) = dest.split_once(':')?;
-    let mut chars = scheme.chars();
-    let syntax = chars.next()?.is_ascii_alphabetic()
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
-    syntax.then(|| scheme.to_ascii_lowercase())
+    let (candidate, _) = dest.split_once(':')?;
+    Url::parse(&format!("{candidate}:"))
+        .ok()
+        .map(|url| url.scheme().to_owned())
 }
 
 /// What markdown renderers percent-encode in an `href` or `src` (cmark's
