@@ -466,7 +466,7 @@ async fn open_pinning(
 /// (`name=actions;...`, the `fail` crate's syntax), once per process; each is reported
 /// on stderr, a malformed one is reported and skipped.
 #[cfg(feature = "failpoints")]
-fn set_failpoints() {
+pub(crate) fn set_failpoints() {
     static SET: std::sync::Once = std::sync::Once::new();
     SET.call_once(|| {
         let Ok(spec) = std::env::var("FAILPOINTS") else {

@@ -61,7 +61,7 @@ fn truncation_does_not_leave_half_an_emoji_sequence() {
     let out = o.rewritten.expect("truncated");
     let t = text_of(&out);
     assert!(
-        t.starts_with("abcdefgh\u{1f469}\n[truncated by mcp-bastion"),
+        t.starts_with(&format!("abcdefgh\u{1f469}{}", walk::MARKER_START)),
         "{t:?}"
     );
     assert!(o.findings.iter().any(|f| f.code == Code::TextTruncated));
@@ -720,7 +720,7 @@ fn escaping_never_takes_a_text_past_max_text_bytes() {
             .and_then(Value::as_str)
             .unwrap();
         let (body, marker) = shown
-            .rsplit_once("\n[truncated by mcp-bastion: ")
+            .rsplit_once(walk::MARKER_START)
             .unwrap_or_else(|| panic!("{method} {mime:?}: no marker in {shown:?}"));
         assert!(
             body.len() <= opts.max_text_bytes,
@@ -773,4 +773,56 @@ fn what_a_cut_leaves_of_a_tag_sequence_is_removed_and_reported() {
         "{:?}",
         codes(&o)
     );
+}
+
+#[test]
+fn the_truncation_marker_cannot_be_turned_into_a_link() {
+    use pulldown_cmark::{Event, Options, Parser, Tag};
+    // The attacker knows both numbers: the text's length, and `max_text_bytes` shown of
+    // an ASCII text. A reference definition (anywhere in the document) or a bracket left
+    // open before the cut must not make the marker link anywhere.
+    let opts = ResultOptions {
+        max_text_bytes: 10_000,
+        ..ResultOptions::default()
+    };
+    let heads = [
+        "[truncated by mcp-bastion: 20000 bytes in total, 10000 shown]: https://evil.example/a\n\n",
+        "[Truncated  by MCP-BASTION: 20000 bytes in total, 10000 shown]: <https://evil.example/b>\n\n",
+        "[x]: https://evil.example/c\n\n",
+    ];
+    let tails = [
+        "",
+        "[",
+        "[x]",
+        "[x](",
+        "[x]( ",
+        "[x]: https://evil.example/d\n",
+    ];
+    for head in heads {
+        for tail in tails {
+            let mut text = head.to_owned();
+            text.push_str(&"a".repeat(opts.max_text_bytes - head.len() - tail.len()));
+            text.push_str(tail);
+            text.push_str("][x]\n(https://evil.example/e)");
+            text.push_str(&"b".repeat(20_000 - text.len()));
+            assert_eq!(text.len(), 20_000);
+            let out = run(&text, &opts).rewritten.expect("truncated");
+            let shown = text_of(&out);
+            let marker = shown.rsplit_once('\n').map_or("", |(_, m)| m);
+            assert!(marker.contains("20000 bytes in total"), "{marker:?}");
+            let mut in_link = 0usize;
+            for event in Parser::new_ext(shown, Options::all()) {
+                match event {
+                    Event::Start(Tag::Link { .. } | Tag::Image { .. }) => in_link += 1,
+                    Event::End(_) if in_link > 0 => in_link -= 1,
+                    Event::Text(t) if in_link > 0 => assert!(
+                        !t.contains("mcp-bastion"),
+                        "{head:?} … {tail:?}: the marker is a link: {:?}",
+                        &shown[shown.len().saturating_sub(200)..]
+                    ),
+                    _ => {}
+                }
+            }
+        }
+    }
 }

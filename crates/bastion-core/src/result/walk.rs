@@ -12,6 +12,12 @@ use std::fmt::Write as _;
 
 /// Rounds of markup pass + text cleanup per text value at most (see `Walk::clean`).
 const MARKUP_ROUNDS: usize = 4;
+/// How the marker after a truncated text begins; the whole marker is
+/// `\n(truncated by mcp-bastion: N bytes in total, M shown)`, N and M in bytes. It holds
+/// no square brackets, so no link reference definition in the text (the `CommonMark` spec 0.31
+/// §4.7, whose labels the attacker can predict: N is the text's length, M is
+/// `max_text_bytes`) and no bracket left open before the cut turns it into a link.
+pub(super) const MARKER_START: &str = "\n(truncated by mcp-bastion: ";
 
 /// Tries of a shorter text, aimed at the limit, before [`Walk::clean`] halves the part of
 /// a text it puts through the markup pass.
@@ -113,10 +119,7 @@ impl Walk<'_> {
         }
         if let Some((original, cut)) = truncated {
             let mut t = out.into_owned();
-            let _ = write!(
-                t,
-                "\n[truncated by mcp-bastion: {original} bytes in total, {cut} shown]"
-            );
+            let _ = write!(t, "{MARKER_START}{original} bytes in total, {cut} shown)");
             out = t.into();
             self.findings.push(Finding::new(
                 Code::TextTruncated,

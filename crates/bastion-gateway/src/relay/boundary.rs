@@ -31,7 +31,7 @@ use std::sync::Arc;
 pub(crate) const INSPECTION_FAILED: i64 = -32055;
 
 /// Reason of such a refusal, in `error.data.reason` and in the audit.
-const REASON: &str = "inspection_failed";
+pub(crate) const REASON: &str = "inspection_failed";
 
 tokio::task_local! {
     /// Debts filed by guards dropped in a panic, for the innermost [`Relay::contain`].

@@ -22,7 +22,9 @@ mod server;
 mod timers;
 
 pub(crate) use approve::OWN_ID_PREFIX;
-pub(crate) use boundary::{HOST_TO_SERVER, SERVER_TO_HOST};
+pub(crate) use boundary::{
+    HOST_TO_SERVER, INSPECTION_FAILED, REASON as INSPECTION_FAILED_REASON, SERVER_TO_HOST,
+};
 use deferred::{Deferred, INLINE_AUDIT_BYTES, Job, Work};
 pub use elicit::ElicitSetup;
 pub use publish::PublishSetup;

@@ -27,9 +27,13 @@
 //! answer no request are dropped, never routed to another host. Any other `POST` without
 //! a session is 400 (`session_required`).
 //!
-//! Not served yet: an HTTP upstream (`--upstream`).
-//! The server command comes from the command line only; nothing in a request starts a
-//! process.
+//! With an HTTP upstream (`--upstream URL`) each relay talks Streamable HTTP to the
+//! remote server instead of starting a process. The server command or URL comes from
+//! the command line only; nothing in a request starts a process.
+//!
+//! A panic while a request is handled (a bug in Bastion) is contained to that request:
+//! it gets 500 with a JSON-RPC error -32055, reason `inspection_failed`, the audit
+//! records it, stderr says so once per panic, and the listener goes on.
 
 mod listen;
 mod respond;
@@ -43,6 +47,7 @@ use axum::extract::State;
 use axum::http::{HeaderValue, Request, Response, StatusCode, header};
 use bastion_core::envelope::{self, Id, Kind};
 use bastion_core::http_gate::{self, BodySeen, HttpRequestView, ListenerPolicy};
+use futures_util::FutureExt as _;
 use http_body_util::BodyExt;
 use listen::accept_loop;
 use respond::{
@@ -52,6 +57,7 @@ use respond::{
 use serde_json::{Value, json};
 use session::{SendError, Session};
 use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -154,6 +160,8 @@ pub async fn serve(
     cfg: ServeConfig,
     audit: AuditSink,
 ) -> Result<(), crate::GatewayError> {
+    #[cfg(feature = "failpoints")]
+    crate::wrap::set_failpoints();
     let shared = Arc::new(Shared {
         cfg,
         audit,
@@ -212,7 +220,12 @@ async fn reap_idle(shared: Arc<Shared>) {
 /// Session-layer refusals are audited here (method, reason; never the session id).
 async fn handle(State(shared): State<Arc<Shared>>, req: Request<Body>) -> Response<Body> {
     let method = req.method().as_str().to_owned();
-    let response = dispatch(&shared, req).await;
+    let Ok(response) = AssertUnwindSafe(dispatch(&shared, req))
+        .catch_unwind()
+        .await
+    else {
+        return respond::failed_inside(&shared, &method).await;
+    };
     if let Some(Refused(reason)) = response.extensions().get::<Refused>().copied() {
         record(&shared, &method, "session", reason, 0).await;
     }
@@ -292,6 +305,8 @@ async fn dispatch(shared: &Arc<Shared>, req: Request<Body>) -> Response<Body> {
             }
             // One strict parse serves the gate's header/body comparison and the message.
             let parsed = bastion_core::json::parse_frame(&buf, shared.cfg.wrap.limits.max_depth);
+            #[cfg(feature = "failpoints")]
+            fail::fail_point!("serve::post");
             let d = http_gate::decide_body(
                 policy,
                 &request_view(&method, &target, &headers, BodySeen::Complete(&buf)),

@@ -161,6 +161,29 @@ pub(super) async fn record(
     shared.audit.record(event).await;
 }
 
+/// A panic while `method` was handled (a bug in Bastion; the panic hook printed where,
+/// without its message): 500 with a JSON-RPC error -32055, reason `inspection_failed`
+/// (id `null`: the request's id may not have been read), `Connection: close` (its body
+/// may be partly unread); audited (method, reason; no content) and said on stderr.
+pub(super) async fn failed_inside(shared: &Arc<Shared>, method: &str) -> Response<Body> {
+    let reason = crate::relay::INSPECTION_FAILED_REASON;
+    eprintln!(
+        "mcp-bastion: handling an HTTP {method} request failed inside mcp-bastion; it was answered with 500 ({reason}) and the listener goes on. This is a bug: please report it with the location printed above."
+    );
+    record(shared, method, "http", reason, 0).await;
+    let body = envelope::error_response(
+        None,
+        crate::relay::INSPECTION_FAILED,
+        "mcp-bastion failed while handling this request (a bug: see its stderr)",
+        json!({"reason": reason}),
+    );
+    let mut response = json_response(StatusCode::INTERNAL_SERVER_ERROR, body);
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
 pub(super) fn json_response(status: StatusCode, body: Vec<u8>) -> Response<Body> {
     let mut response = Response::new(Body::from(body));
     *response.status_mut() = status;

@@ -23,9 +23,11 @@ mod resume;
 use crate::fetch::{FetchRequest, SafeFetcher};
 use bastion_core::era::META_PROTOCOL_VERSION;
 use bastion_core::http_gate::encode_header_value;
+use futures_util::FutureExt as _;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use resume::is_event_stream;
 use serde_json::{Value, json};
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, WriteHalf};
 use tokio::sync::Semaphore;
@@ -130,7 +132,12 @@ pub(crate) fn start(
             let (pump, frame) = (pump.clone(), std::mem::take(&mut line));
             let deadline = deadline_for(&frame);
             posts.spawn(async move {
-                let _ = tokio::time::timeout(deadline, pump.post(frame)).await;
+                // A panic in one POST (a bug in Bastion) answers its request at once
+                // instead of leaving it to its deadline; the other POSTs go on.
+                let posted = AssertUnwindSafe(pump.clone().post(&frame)).catch_unwind();
+                if let Ok(Err(_)) = tokio::time::timeout(deadline, posted).await {
+                    pump.failed_inside(&frame).await;
+                }
                 drop(permit);
             });
             while posts.try_join_next().is_some() {}
@@ -235,15 +242,17 @@ impl Pump {
     /// session means the server ended the session (MCP 2025-11-25 Transports §Session
     /// Management: the client MUST start a new one): the session is re-initialized with
     /// the host's own `initialize` and the message sent once more.
-    async fn post(self: Arc<Self>, frame: Vec<u8>) {
-        let msg: Value = serde_json::from_slice(&frame).unwrap_or(Value::Null);
+    async fn post(self: Arc<Self>, frame: &[u8]) {
+        let msg: Value = serde_json::from_slice(frame).unwrap_or(Value::Null);
+        #[cfg(feature = "failpoints")]
+        fail::fail_point!("upstream::post");
         let request_id = msg
             .get("method")
             .and_then(|_| msg.get("id"))
             .filter(|id| !id.is_null())
             .cloned();
         let is_initialize = msg.get("method").and_then(Value::as_str) == Some("initialize");
-        let Some((mut response, sent_session)) = self.send(&frame, &msg, request_id.as_ref()).await
+        let Some((mut response, sent_session)) = self.send(frame, &msg, request_id.as_ref()).await
         else {
             return;
         };
@@ -273,7 +282,7 @@ impl Pump {
                     .await;
                 return;
             }
-            let Some((again, _)) = self.send(&frame, &msg, request_id.as_ref()).await else {
+            let Some((again, _)) = self.send(frame, &msg, request_id.as_ref()).await else {
                 return;
             };
             response = again;
@@ -288,7 +297,7 @@ impl Pump {
         {
             let mut state = self.state();
             state.id = Some(sid.to_owned());
-            state.initialize = Some(frame.clone());
+            state.initialize = Some(frame.to_vec());
         }
         self.relay_answer(response, request_id.as_ref(), is_initialize)
             .await;
@@ -487,6 +496,48 @@ impl Pump {
     }
 
     /// Answers request `id` (when there is one) with -32054 `upstream_unavailable`.
+    /// A POST of `frame` panicked (a bug in Bastion; the panic hook printed where): a
+    /// request gets -32055 `inspection_failed` at once, as the relay's boundary answers
+    /// (`relay::boundary`), and the audit records it (direction `gateway`, size, never
+    /// content); a notification or answer is lost, and stderr says so.
+    async fn failed_inside(&self, frame: &[u8]) {
+        let msg: Value = serde_json::from_slice(frame).unwrap_or(Value::Null);
+        let method = msg.get("method").and_then(Value::as_str);
+        let id = method.and(msg.get("id")).filter(|id| !id.is_null());
+        let what = if id.is_some() {
+            "the request was answered with that reason instead"
+        } else {
+            "the message was not delivered"
+        };
+        eprintln!(
+            "mcp-bastion[{}]: upstream: sending a message of {} bytes to the server failed inside mcp-bastion; {what} (inspection_failed). This is a bug: please report it with the location printed above.",
+            self.name,
+            frame.len()
+        );
+        self.audit
+            .record(bastion_store::AuditEvent {
+                direction: "gateway".into(),
+                message_kind: Some(if id.is_some() { "request" } else { "message" }.into()),
+                method: method.map(str::to_owned),
+                request_id: id.map(Value::to_string),
+                verdict: "block".into(),
+                reason: Some(crate::relay::INSPECTION_FAILED_REASON.to_owned()),
+                codes: vec![crate::relay::INSPECTION_FAILED_REASON.to_owned()],
+                bytes: i64::try_from(frame.len()).unwrap_or(i64::MAX),
+                ..bastion_store::AuditEvent::default()
+            })
+            .await;
+        if let Some(id) = id {
+            let answer = json!({"jsonrpc": "2.0", "id": id, "error": {
+                "code": crate::relay::INSPECTION_FAILED,
+                "message": "mcp-bastion failed while sending this request to the server (a bug: see its stderr)",
+                "data": {"reason": crate::relay::INSPECTION_FAILED_REASON}}});
+            if let Ok(bytes) = serde_json::to_vec(&answer) {
+                self.to_host(&bytes).await;
+            }
+        }
+    }
+
     async fn unavailable(&self, id: Option<&Value>, detail: &str) {
         self.refuse(id, "upstream_unavailable", detail, None).await;
     }

@@ -244,6 +244,48 @@ fn a_panic_in_the_http_upstream_ends_the_session_answered_with_exit_code_3() {
     assert_eq!(status.code(), Some(3), "an internal failure is exit code 3");
 }
 
+#[test]
+fn a_panic_in_one_post_to_the_http_upstream_answers_that_request_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("bastion.db");
+    let (_server, url) = python_http_server("hanging_http_server.py", &["0"]);
+    // The test build's fail point: the third POST (after `initialize` and
+    // `notifications/initialized`) panics, the ones after it do not.
+    let (mut gw, init) = wrap_url_env(
+        "post",
+        &url,
+        &store,
+        dir.path(),
+        &[("FAILPOINTS", "upstream::post=2*off->1*panic->off")],
+    );
+    assert!(init.get("result").is_some(), "{init}");
+    gw.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let started = std::time::Instant::now();
+    let (answer, _) = gw.request("tools/list", json!({}));
+    assert_eq!(answer["error"]["code"], -32055, "{answer}");
+    assert_eq!(
+        answer["error"]["data"]["reason"], "inspection_failed",
+        "{answer}"
+    );
+    // At once, not at the request's deadline (`request_timeout_ms` + 1 s).
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    let (again, _) = gw.request("tools/list", json!({}));
+    assert!(again["result"]["tools"].is_array(), "{again}");
+    gw.close();
+    let failed: Vec<_> = super::faults::audit(&store)
+        .into_iter()
+        .filter(|e| e["reason"] == "inspection_failed")
+        .collect();
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0]["direction"], "gateway", "{failed:?}");
+    assert_eq!(failed[0]["method"], "tools/list", "{failed:?}");
+    assert!(failed[0]["bytes"].as_i64() > Some(0), "{failed:?}");
+}
+
 /// A child process killed (and reaped) when the test ends, even on a failed assertion.
 struct Killed(std::process::Child);
 

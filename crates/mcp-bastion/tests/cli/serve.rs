@@ -579,6 +579,62 @@ fn delete_ends_a_session_whose_server_stopped_reading_at_once() {
 }
 
 #[test]
+fn a_panic_while_handling_a_request_answers_it_with_500_and_the_listener_goes_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("bastion.db");
+    let tail: Vec<String> = std::iter::once("--".to_owned())
+        .chain(py_server())
+        .collect();
+    // The test build's fail point: the second POST panics after its body was read.
+    let served = Served::start_with(
+        dir.path(),
+        &format!("sqlite://{}", store.display()),
+        "py",
+        &tail,
+        &[("FAILPOINTS", "serve::post=1*off->1*panic->off")],
+    );
+    let (status, text) = served.post(INIT, "");
+    assert_eq!(status, 200, "{text}");
+    let session = text
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("mcp-session-id: ")
+                .or_else(|| l.strip_prefix("Mcp-Session-Id: "))
+        })
+        .unwrap_or_else(|| panic!("no session id: {text}"))
+        .trim()
+        .to_owned();
+    let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
+    let extra = format!("\nMcp-Session-Id: {session}\nMCP-Protocol-Version: 2025-11-25");
+    let (status, text) = served.post(list, &extra);
+    assert_eq!(status, 500, "{text}");
+    let body: Value = serde_json::from_str(text.split("\r\n\r\n").nth(1).unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(body["error"]["code"], -32055, "{body}");
+    assert_eq!(
+        body["error"]["data"]["reason"], "inspection_failed",
+        "{body}"
+    );
+    // The listener and the session go on.
+    let (status, text) = served.post(list, &extra);
+    assert_eq!(status, 200, "{text}");
+    assert!(text.contains("\"tools\""), "{text}");
+    let (code, err) = served.stop();
+    assert_eq!(code, Some(0), "{err:?}");
+    assert_eq!(
+        err.iter().filter(|l| l.contains("This is a bug")).count(),
+        1,
+        "{err:?}"
+    );
+    let failed: Vec<Value> = super::faults::audit(&store)
+        .into_iter()
+        .filter(|e| e["reason"] == "inspection_failed")
+        .collect();
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert_eq!(failed[0]["method"], "POST", "{failed:?}");
+}
+
+#[test]
 fn a_server_that_cannot_start_answers_initialize_with_an_error() {
     let dir = tempfile::tempdir().unwrap();
     allow_tools_of(dir.path(), "gone");
