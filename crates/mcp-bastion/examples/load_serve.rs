@@ -2,28 +2,38 @@
 //! upstream, so neither side's interpreter is what gets measured:
 //!
 //! ```sh
-//! cargo build --release -p mcp-bastion --example load_serve
+//! cargo build --release -p mcp-bastion --bins --example load_serve
 //! target/release/examples/load_serve [--binary target/release/mcp-bastion] \
-//!     [--sessions 200] [--calls 20000]
+//!     [--sessions 200] [--calls 20000] [--upstream stdio|http]
 //! ```
 //!
-//! The upstream is this program itself in `--echo-server` mode: a stdio MCP server
-//! (legacy era) whose `echo {n, text}` answers `n` bytes of text plus
-//! `structuredContent` (the shape of `../shared/bench/echo_server.py`). SESSIONS hosts
-//! run at once, each sequential, CALLS `tools/call echo` in all:
+//! The upstream is this program itself, an MCP echo server whose `echo {n, text}` answers
+//! `n` bytes of text plus `structuredContent` (the shape of
+//! `../shared/bench/echo_server.py`). SESSIONS hosts run at once, each sequential, CALLS
+//! `tools/call echo` in all.
 //!
-//! - `direct`: each host starts its own echo server and talks stdio to it;
-//! - `serve`: one `mcp-bastion serve` on loopback (every tool allowed by config), each
-//!   host a session of its own over HTTP/1.1 keep-alive (and so an echo server of its own
-//!   behind the listener).
+//! `--upstream stdio` (the default), a local server command:
+//! - `direct`: each host starts its own echo server (`--echo-server`) and talks stdio to
+//!   it;
+//! - `serve`: one `mcp-bastion serve -- ECHO` on loopback, each host a session of its own
+//!   over HTTP/1.1 keep-alive, and so an echo server process of its own behind the
+//!   listener. The ratio then also holds the cost of HTTP itself, which direct stdio does
+//!   not pay.
 //!
-//! Prints one JSON object: per mode calls/s, p50/p99 round trip (ms); for `serve` the
-//! listener's resident memory (`VmRSS`, without its server processes) before any session,
-//! with one session open (which pays the process's one-time costs: the detectors
-//! compiled on the first session, the code pages it touches) and with every session open
-//! and idle, and what each further idle session costs (`kib_per_idle_session`; with the
-//! one-time costs spread over the sessions: `kib_per_idle_session_with_first`); then the
-//! added p50/p99 and the throughput ratio.
+//! `--upstream http`, a remote server: one Streamable HTTP echo server
+//! (`--echo-http-server`, legacy era without sessions, JSON answers) on loopback;
+//! - `direct`: every host talks HTTP to it;
+//! - `serve`: `mcp-bastion serve --upstream URL --allow-http-loopback`, the hosts talk
+//!   HTTP to the listener and it to the echo server. The ratio is what putting Bastion in
+//!   front of a remote server costs.
+//!
+//! Every tool is allowed by config. Prints one JSON object: per mode calls/s, p50/p99
+//! round trip (ms); for `serve` the listener's resident memory (`VmRSS`, without its
+//! server processes) before any session, with one session open (which pays the
+//! process's one-time costs: the detectors compiled on the first session, the code pages
+//! it touches) and with every session open and idle, and what each further idle session
+//! costs (`kib_per_idle_session`; with the one-time costs spread over the sessions:
+//! `kib_per_idle_session_with_first`); then the added p50/p99 and the throughput ratio.
 
 #![allow(clippy::cast_precision_loss)] // figures for a report, not arithmetic
 
@@ -37,8 +47,10 @@ const INIT: &str = r#"{"protocolVersion":"2025-11-25","capabilities":{},"clientI
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("--echo-server") {
-        return echo_server();
+    match args.first().map(String::as_str) {
+        Some("--echo-server") => return echo_server(),
+        Some("--echo-http-server") => return echo_http_server(),
+        _ => {}
     }
     let flag = |name: &str| {
         args.iter()
@@ -48,6 +60,11 @@ fn main() -> anyhow::Result<()> {
     };
     let sessions: usize = flag("--sessions").map_or(Ok(200), |s| s.parse())?;
     let calls: usize = flag("--calls").map_or(Ok(20_000), |s| s.parse())?;
+    let http_upstream = match flag("--upstream").as_deref() {
+        None | Some("stdio") => false,
+        Some("http") => true,
+        Some(other) => anyhow::bail!("--upstream stdio|http, not {other:?}"),
+    };
     let binary = flag("--binary").unwrap_or_else(|| {
         let exe = std::env::current_exe().unwrap_or_default();
         // target/<profile>/examples/load_serve → target/<profile>/mcp-bastion
@@ -63,12 +80,35 @@ fn main() -> anyhow::Result<()> {
         .enable_all()
         .build()?;
     rt.block_on(async move {
-        let direct = run_hosts(sessions, per_host, None).await?;
-        let served = Served::start(&binary, sessions + 1).await?;
+        // `http`: one native Streamable HTTP echo server that the direct hosts and
+        // `serve --upstream` share, as a remote server would be.
+        let upstream = if http_upstream {
+            Some(Upstream::start().await?)
+        } else {
+            None
+        };
+        let direct_target = match &upstream {
+            Some(u) => Target::Http {
+                url: u.url.clone(),
+                token: String::new(),
+            },
+            None => Target::Stdio,
+        };
+        let direct = run_hosts(sessions, per_host, &direct_target, None).await?;
+        let served = Served::start(
+            &binary,
+            sessions + 1,
+            upstream.as_ref().map(|u| u.url.as_str()),
+        )
+        .await?;
+        let through = Target::Http {
+            url: served.url.clone(),
+            token: served.token.clone(),
+        };
         let rss_before = served.rss_before;
         // One session first, kept open and idle: it pays what every process pays once
         // (the detectors' automata, compiled on the first session; the code it touches).
-        let mut first = Host::http(&served)?;
+        let mut first = Host::open(&through)?;
         first
             .request("initialize", serde_json::from_str(INIT)?)
             .await?;
@@ -76,12 +116,13 @@ fn main() -> anyhow::Result<()> {
         first.request("tools/list", json!({})).await?;
         tokio::time::sleep(Duration::from_secs(1)).await;
         let rss_one = rss_kib(served.pid);
-        let serve = run_hosts(sessions, per_host, Some(&served)).await?;
+        let serve = run_hosts(sessions, per_host, &through, Some(served.pid)).await?;
         let after = rss_kib(served.pid);
         drop(first);
         served.stop().await;
         let mut out = json!({
             "sessions": sessions,
+            "upstream": if http_upstream { "http" } else { "stdio" },
             "calls_per_host": per_host,
             "direct": direct.json(),
             "serve": serve.json(),
@@ -104,9 +145,9 @@ fn main() -> anyhow::Result<()> {
     })
 }
 
-/// The upstream: a stdio MCP echo server, as small and fast as it can be.
-fn echo_server() -> anyhow::Result<()> {
-    let tools = json!([{
+/// The echo server's one tool.
+fn echo_tools() -> Value {
+    json!([{
         "name": "echo",
         "description": "Return a text content block of n bytes plus structured content.",
         "inputSchema": {"type": "object", "properties": {
@@ -116,45 +157,81 @@ fn echo_server() -> anyhow::Result<()> {
             "length": {"type": "integer"}, "echoed": {"type": "string"}},
             "required": ["length", "echoed"]},
         "annotations": {"readOnlyHint": true, "idempotentHint": true, "openWorldHint": false}
-    }]);
+    }])
+}
+
+/// The echo server's answer to `msg`; `None` for a notification or an answer.
+fn echo_answer(msg: &Value, tools: &Value) -> Option<Value> {
+    let id = msg.get("id").filter(|_| msg.get("method").is_some())?;
+    let result = match msg["method"].as_str().unwrap_or_default() {
+        "initialize" => json!({"protocolVersion": "2025-11-25",
+            "capabilities": {"tools": {}}, "serverInfo": {"name": "echo", "version": "1"}}),
+        "tools/list" => json!({"tools": tools}),
+        "tools/call" => {
+            let args = &msg["params"]["arguments"];
+            let n = usize::try_from(args["n"].as_u64().unwrap_or(0)).unwrap_or(0);
+            let text = args["text"].as_str().unwrap_or_default();
+            json!({"content": [{"type": "text", "text": "x".repeat(n)}],
+                "structuredContent": {"length": n, "echoed": text}})
+        }
+        "ping" | "resources/list" | "prompts/list" => json!({}),
+        _ => {
+            return Some(json!({"jsonrpc": "2.0", "id": id,
+                "error": {"code": -32601, "message": "Method not found"}}));
+        }
+    };
+    Some(json!({"jsonrpc": "2.0", "id": id, "result": result}))
+}
+
+/// The upstream: a stdio MCP echo server, as small and fast as it can be.
+fn echo_server() -> anyhow::Result<()> {
+    let tools = echo_tools();
     let stdin = std::io::stdin().lock();
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     for line in stdin.lines() {
-        let line = line?;
-        let Ok(msg) = serde_json::from_str::<Value>(&line) else {
+        let Ok(msg) = serde_json::from_str::<Value>(&line?) else {
             continue;
         };
-        let Some(id) = msg.get("id").filter(|_| msg.get("method").is_some()) else {
-            continue;
-        };
-        let result = match msg["method"].as_str().unwrap_or_default() {
-            "initialize" => json!({"protocolVersion": "2025-11-25",
-                "capabilities": {"tools": {}}, "serverInfo": {"name": "echo", "version": "1"}}),
-            "tools/list" => json!({"tools": tools}),
-            "tools/call" => {
-                let args = &msg["params"]["arguments"];
-                let n = usize::try_from(args["n"].as_u64().unwrap_or(0)).unwrap_or(0);
-                let text = args["text"].as_str().unwrap_or_default();
-                json!({"content": [{"type": "text", "text": "x".repeat(n)}],
-                    "structuredContent": {"length": n, "echoed": text}})
-            }
-            "ping" | "resources/list" | "prompts/list" => json!({}),
-            _ => {
-                let e = json!({"jsonrpc": "2.0", "id": id,
-                    "error": {"code": -32601, "message": "Method not found"}});
-                writeln!(out, "{e}")?;
-                out.flush()?;
-                continue;
-            }
-        };
-        writeln!(
-            out,
-            "{}",
-            json!({"jsonrpc": "2.0", "id": id, "result": result})
-        )?;
-        out.flush()?;
+        if let Some(answer) = echo_answer(&msg, &tools) {
+            writeln!(out, "{answer}")?;
+            out.flush()?;
+        }
     }
     Ok(())
+}
+
+/// The upstream over Streamable HTTP (legacy era, no sessions): `POST /mcp` answers a
+/// request with one `application/json` message, anything else with 202. Prints
+/// `listening on http://ADDR/mcp` on stdout.
+fn echo_http_server() -> anyhow::Result<()> {
+    use axum::http::{StatusCode, header};
+    use axum::response::IntoResponse;
+    let tools = Arc::new(echo_tools());
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        println!("listening on http://{}/mcp", listener.local_addr()?);
+        let app = axum::Router::new().route(
+            "/mcp",
+            axum::routing::post(move |body: axum::body::Bytes| {
+                let tools = tools.clone();
+                async move {
+                    let answer = serde_json::from_slice::<Value>(&body)
+                        .ok()
+                        .and_then(|msg| echo_answer(&msg, &tools));
+                    match answer {
+                        Some(a) => ([(header::CONTENT_TYPE, "application/json")], a.to_string())
+                            .into_response(),
+                        None => StatusCode::ACCEPTED.into_response(),
+                    }
+                }
+            }),
+        );
+        axum::serve(listener, app).await?;
+        anyhow::Ok(())
+    })
 }
 
 /// One host's connection: stdio to its own echo server, or HTTP to `serve`.
@@ -192,14 +269,17 @@ impl Host {
         })
     }
 
-    fn http(served: &Served) -> anyhow::Result<Self> {
-        Ok(Self::Http {
-            client: reqwest::Client::builder().no_proxy().build()?,
-            url: served.url.clone(),
-            token: served.token.clone(),
-            session: None,
-            n: 0,
-        })
+    fn open(target: &Target) -> anyhow::Result<Self> {
+        match target {
+            Target::Stdio => Self::stdio(),
+            Target::Http { url, token } => Ok(Self::Http {
+                client: reqwest::Client::builder().no_proxy().build()?,
+                url: url.clone(),
+                token: token.clone(),
+                session: None,
+                n: 0,
+            }),
+        }
     }
 
     /// Sends a request and returns its answer.
@@ -294,6 +374,40 @@ impl Host {
     }
 }
 
+/// Where a host connects: an echo server of its own over stdio, or HTTP (`serve` or the
+/// HTTP echo server).
+enum Target {
+    Stdio,
+    Http { url: String, token: String },
+}
+
+/// The HTTP echo server (this program in `--echo-http-server` mode); killed on drop.
+struct Upstream {
+    _child: tokio::process::Child,
+    url: String,
+}
+
+impl Upstream {
+    async fn start() -> anyhow::Result<Self> {
+        let mut child = tokio::process::Command::new(std::env::current_exe()?)
+            .arg("--echo-http-server")
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()?;
+        let mut lines = BufReader::new(child.stdout.take().expect("piped")).lines();
+        let line = lines
+            .next_line()
+            .await?
+            .ok_or_else(|| anyhow::anyhow!("the HTTP echo server exited"))?;
+        let url = line
+            .strip_prefix("listening on ")
+            .ok_or_else(|| anyhow::anyhow!("unexpected: {line}"))?
+            .to_owned();
+        Ok(Self { _child: child, url })
+    }
+}
+
 /// A running `serve` around the echo server.
 struct Served {
     child: tokio::process::Child,
@@ -314,7 +428,8 @@ impl Drop for TempHome {
 }
 
 impl Served {
-    async fn start(binary: &str, sessions: usize) -> anyhow::Result<Self> {
+    /// `serve` in front of a stdio echo server per session, or of `upstream` (HTTP).
+    async fn start(binary: &str, sessions: usize, upstream: Option<&str>) -> anyhow::Result<Self> {
         let home = std::env::temp_dir().join(format!("bastion-load-{}", std::process::id()));
         std::fs::create_dir_all(home.join("mcp-bastion"))?;
         std::fs::write(
@@ -322,14 +437,20 @@ impl Served {
             "[servers.load.tools.\"*\"]\naction = \"allow\"\n",
         )?;
         let token_file = home.join("token");
-        let mut child = tokio::process::Command::new(binary)
+        let mut command = tokio::process::Command::new(binary);
+        command
             .args(["serve", "--listen", "127.0.0.1:0", "--name", "load"])
             .args(["--max-sessions", &sessions.to_string()])
             .arg("--token-file")
-            .arg(&token_file)
-            .arg("--")
-            .arg(std::env::current_exe()?)
-            .arg("--echo-server")
+            .arg(&token_file);
+        match upstream {
+            Some(url) => command.args(["--upstream", url, "--allow-http-loopback"]),
+            None => command
+                .arg("--")
+                .arg(std::env::current_exe()?)
+                .arg("--echo-server"),
+        };
+        let mut child = command
             .env("XDG_CONFIG_HOME", &home)
             .env(
                 "MCP_BASTION_STORE",
@@ -406,16 +527,14 @@ impl Run {
 async fn run_hosts(
     sessions: usize,
     per_host: usize,
-    served: Option<&Served>,
+    target: &Target,
+    measured: Option<u32>,
 ) -> anyhow::Result<Run> {
     let ready = Arc::new(tokio::sync::Barrier::new(sessions + 1));
     let go = Arc::new(tokio::sync::Barrier::new(sessions + 1));
     let mut tasks = tokio::task::JoinSet::new();
     for _ in 0..sessions {
-        let mut host = match served {
-            Some(s) => Host::http(s)?,
-            None => Host::stdio()?,
-        };
+        let mut host = Host::open(target)?;
         let (ready, go) = (ready.clone(), go.clone());
         tasks.spawn(async move {
             let opened = async {
@@ -451,7 +570,7 @@ async fn run_hosts(
     ready.wait().await;
     // Every session open and idle: the listener's memory now.
     tokio::time::sleep(Duration::from_secs(1)).await;
-    let idle_rss = served.map_or(0, |s| rss_kib(s.pid));
+    let idle_rss = measured.map_or(0, rss_kib);
     let t0 = Instant::now();
     go.wait().await;
     let mut run = Run {

@@ -779,16 +779,17 @@ fn what_a_cut_leaves_of_a_tag_sequence_is_removed_and_reported() {
 fn the_truncation_marker_cannot_be_turned_into_a_link() {
     use pulldown_cmark::{Event, Options, Parser, Tag};
     // The attacker knows both numbers: the text's length, and `max_text_bytes` shown of
-    // an ASCII text. A reference definition (anywhere in the document) or a bracket left
-    // open before the cut must not make the marker link anywhere.
+    // an ASCII text. A reference definition (anywhere in the document), a bracket or a
+    // definition left open before the cut, or an HTML block must neither make the marker
+    // a link (its text or its title) nor swallow it: it renders as text of its own.
     let opts = ResultOptions {
         max_text_bytes: 10_000,
         ..ResultOptions::default()
     };
     let heads = [
         "[truncated by mcp-bastion: 20000 bytes in total, 10000 shown]: https://evil.example/a\n\n",
-        "[Truncated  by MCP-BASTION: 20000 bytes in total, 10000 shown]: <https://evil.example/b>\n\n",
-        "[x]: https://evil.example/c\n\n",
+        "(truncated by mcp-bastion: 20000 bytes in total, 10000 shown)\n\n[Truncated  by MCP-BASTION: 20000 bytes in total, 10000 shown]: <https://evil.example/b>\n\n",
+        "Read [the docs][foo] and [x].\n\n",
     ];
     let tails = [
         "",
@@ -797,6 +798,12 @@ fn the_truncation_marker_cannot_be_turned_into_a_link() {
         "[x](",
         "[x]( ",
         "[x]: https://evil.example/d\n",
+        "\n\n[foo]: https://evil.example/",
+        "\n\n[foo]:\nhttps://evil.example/",
+        "\n\n<div>\n",
+        "\n\n<div title=\"",
+        "\n\n> quoted [x](",
+        "\n\n- item\n  ",
     ];
     for head in heads {
         for tail in tails {
@@ -808,21 +815,39 @@ fn the_truncation_marker_cannot_be_turned_into_a_link() {
             assert_eq!(text.len(), 20_000);
             let out = run(&text, &opts).rewritten.expect("truncated");
             let shown = text_of(&out);
-            let marker = shown.rsplit_once('\n').map_or("", |(_, m)| m);
-            assert!(marker.contains("20000 bytes in total"), "{marker:?}");
-            let mut in_link = 0usize;
+            let end = &shown[shown.len().saturating_sub(300)..];
+            assert!(shown.contains("20000 bytes in total"), "{end:?}");
+            let (mut in_link, mut in_html, mut visible) = (0usize, 0usize, false);
             for event in Parser::new_ext(shown, Options::all()) {
                 match event {
-                    Event::Start(Tag::Link { .. } | Tag::Image { .. }) => in_link += 1,
-                    Event::End(_) if in_link > 0 => in_link -= 1,
-                    Event::Text(t) if in_link > 0 => assert!(
-                        !t.contains("mcp-bastion"),
-                        "{head:?} … {tail:?}: the marker is a link: {:?}",
-                        &shown[shown.len().saturating_sub(200)..]
-                    ),
+                    Event::Start(Tag::Link { title, .. } | Tag::Image { title, .. }) => {
+                        assert!(
+                            !title.contains("mcp-bastion"),
+                            "{head:?} … {tail:?}: the marker is a link title: {end:?}"
+                        );
+                        in_link += 1;
+                    }
+                    Event::Start(Tag::HtmlBlock) => in_html += 1,
+                    Event::End(pulldown_cmark::TagEnd::HtmlBlock) => in_html -= 1,
+                    Event::End(pulldown_cmark::TagEnd::Link | pulldown_cmark::TagEnd::Image) => {
+                        in_link -= 1;
+                    }
+                    Event::Text(ref t) | Event::Html(ref t)
+                        if t.contains("truncated by mcp-bastion") =>
+                    {
+                        assert_eq!(
+                            in_link, 0,
+                            "{head:?} … {tail:?}: the marker is a link: {end:?}"
+                        );
+                        visible |= in_html == 0 && matches!(event, Event::Text(_));
+                    }
                     _ => {}
                 }
             }
+            assert!(
+                visible,
+                "{head:?} … {tail:?}: the marker is not shown: {end:?}"
+            );
         }
     }
 }

@@ -13,11 +13,14 @@ use std::fmt::Write as _;
 /// Rounds of markup pass + text cleanup per text value at most (see `Walk::clean`).
 const MARKUP_ROUNDS: usize = 4;
 /// How the marker after a truncated text begins; the whole marker is
-/// `\n(truncated by mcp-bastion: N bytes in total, M shown)`, N and M in bytes. It holds
-/// no square brackets, so no link reference definition in the text (the `CommonMark` spec 0.31
-/// §4.7, whose labels the attacker can predict: N is the text's length, M is
-/// `max_text_bytes`) and no bracket left open before the cut turns it into a link.
-pub(super) const MARKER_START: &str = "\n(truncated by mcp-bastion: ";
+/// `\n\n(truncated by mcp-bastion: N bytes in total, M shown)`, N and M in bytes, a
+/// paragraph of its own. The blank line ends whatever the text left open where it was
+/// cut that a line ending would continue (the `CommonMark` spec 0.31: a link reference
+/// definition taking the next line as its title, §4.7; an HTML block, §4.6; a
+/// paragraph, a list item, a block quote). It holds no square brackets, so no link
+/// reference definition in the text (whose label the attacker can predict: N is the
+/// text's length, M is `max_text_bytes`) turns it into a link.
+pub(super) const MARKER_START: &str = "\n\n(truncated by mcp-bastion: ";
 
 /// Tries of a shorter text, aimed at the limit, before [`Walk::clean`] halves the part of
 /// a text it puts through the markup pass.

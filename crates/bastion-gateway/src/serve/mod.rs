@@ -216,15 +216,26 @@ async fn reap_idle(shared: Arc<Shared>) {
     }
 }
 
+tokio::task_local! {
+    /// The JSON-RPC id of the request [`handle`] is handling, once its body is parsed
+    /// (the host's own id, before any renumbering): the 500 answer to a panic carries it.
+    static REQUEST_ID: std::cell::RefCell<Option<Value>>;
+}
+
 /// Every request, whatever its path or method: the gate decides 404 and 405 too.
 /// Session-layer refusals are audited here (method, reason; never the session id).
 async fn handle(State(shared): State<Arc<Shared>>, req: Request<Body>) -> Response<Body> {
     let method = req.method().as_str().to_owned();
-    let Ok(response) = AssertUnwindSafe(dispatch(&shared, req))
-        .catch_unwind()
-        .await
-    else {
-        return respond::failed_inside(&shared, &method).await;
+    let (handled, id) = REQUEST_ID
+        .scope(std::cell::RefCell::new(None), async {
+            let handled = AssertUnwindSafe(dispatch(&shared, req))
+                .catch_unwind()
+                .await;
+            (handled, REQUEST_ID.with(|id| id.borrow_mut().take()))
+        })
+        .await;
+    let Ok(response) = handled else {
+        return respond::failed_inside(&shared, &method, id.as_ref()).await;
     };
     if let Some(Refused(reason)) = response.extensions().get::<Refused>().copied() {
         record(&shared, &method, "session", reason, 0).await;
@@ -305,6 +316,9 @@ async fn dispatch(shared: &Arc<Shared>, req: Request<Body>) -> Response<Body> {
             }
             // One strict parse serves the gate's header/body comparison and the message.
             let parsed = bastion_core::json::parse_frame(&buf, shared.cfg.wrap.limits.max_depth);
+            if let Some(id) = parsed.as_ref().ok().and_then(|m| m.get("id")) {
+                let _ = REQUEST_ID.try_with(|slot| *slot.borrow_mut() = Some(id.clone()));
+            }
             #[cfg(feature = "failpoints")]
             fail::fail_point!("serve::post");
             let d = http_gate::decide_body(

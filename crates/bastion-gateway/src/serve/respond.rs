@@ -162,17 +162,22 @@ pub(super) async fn record(
 }
 
 /// A panic while `method` was handled (a bug in Bastion; the panic hook printed where,
-/// without its message): 500 with a JSON-RPC error -32055, reason `inspection_failed`
-/// (id `null`: the request's id may not have been read), `Connection: close` (its body
-/// may be partly unread); audited (method, reason; no content) and said on stderr.
-pub(super) async fn failed_inside(shared: &Arc<Shared>, method: &str) -> Response<Body> {
+/// without its message): 500 with a JSON-RPC error -32055, reason `inspection_failed`,
+/// with the request's `id` when its body was parsed (else `null`), `Connection: close`
+/// (its body may be partly unread); audited (method, reason; no content) and said on
+/// stderr.
+pub(super) async fn failed_inside(
+    shared: &Arc<Shared>,
+    method: &str,
+    id: Option<&Value>,
+) -> Response<Body> {
     let reason = crate::relay::INSPECTION_FAILED_REASON;
     eprintln!(
         "mcp-bastion: handling an HTTP {method} request failed inside mcp-bastion; it was answered with 500 ({reason}) and the listener goes on. This is a bug: please report it with the location printed above."
     );
     record(shared, method, "http", reason, 0).await;
     let body = envelope::error_response(
-        None,
+        id.filter(|v| Id::from_value(v).is_some()),
         crate::relay::INSPECTION_FAILED,
         "mcp-bastion failed while handling this request (a bug: see its stderr)",
         json!({"reason": reason}),

@@ -301,11 +301,14 @@ impl Session {
                     Some(original) => sse_event(&with_id(line, original)),
                     None => sse_event(line),
                 };
-                // The answer bypasses the unsolicited budget: it always goes out.
+                // The answer bypasses the unsolicited budget: it always goes out, at once
+                // when the stream has room (the usual case), else as soon as it has.
                 waiter.out.queued.fetch_add(event.len(), Ordering::AcqRel);
-                tokio::spawn(async move {
-                    let _ = waiter.out.tx.send(event).await;
-                });
+                if let Err(mpsc::error::TrySendError::Full(event)) = waiter.out.tx.try_send(event) {
+                    tokio::spawn(async move {
+                        let _ = waiter.out.tx.send(event).await;
+                    });
+                }
             }
             return;
         }
@@ -415,13 +418,35 @@ async fn route(
 
 /// The id a response answers (`result` or `error`, no `method`); `None` for requests
 /// and notifications.
+///
+/// Reads only the members that decide it: the rest of the message (a result can be
+/// megabytes) is skipped without building values. The relay wrote the line after its
+/// strict parse, so it is one JSON object without duplicate members.
 fn answered_id(line: &[u8]) -> Option<Id> {
-    let msg: Value = serde_json::from_slice(line).ok()?;
-    let obj = msg.as_object()?;
-    if obj.contains_key("method") || !(obj.contains_key("result") || obj.contains_key("error")) {
+    /// Whether a member is there, whatever its value (`"result": null` included).
+    #[derive(Default)]
+    struct Present(bool);
+    impl<'de> serde::Deserialize<'de> for Present {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            serde::de::IgnoredAny::deserialize(d).map(|_| Self(true))
+        }
+    }
+    #[derive(serde::Deserialize)]
+    struct Head {
+        #[serde(default)]
+        id: Option<Value>,
+        #[serde(default)]
+        method: Present,
+        #[serde(default)]
+        result: Present,
+        #[serde(default)]
+        error: Present,
+    }
+    let head: Head = serde_json::from_slice(line).ok()?;
+    if head.method.0 || !(head.result.0 || head.error.0) {
         return None;
     }
-    Id::from_value(obj.get("id")?)
+    Id::from_value(&head.id?)
 }
 
 /// `line` (a JSON-RPC answer the relay wrote) with its `id` replaced by `original`.
@@ -484,6 +509,29 @@ mod tests {
             None
         );
         assert_eq!(answered_id(b"not json"), None);
+        // Whatever the members' values and order: `result: null` is an answer, an id
+        // after a large nested result is found, a `null` id or a method is not.
+        assert_eq!(
+            answered_id(br#"{"result":null,"jsonrpc":"2.0","id":3}"#),
+            Some(Id::Int(3))
+        );
+        let nested = format!(
+            r#"{{"jsonrpc":"2.0","result":{{"content":[{}{{}}]}},"id":"z"}}"#,
+            r#"{"type":"text","text":"a\"}"},"#.repeat(1000)
+        );
+        assert_eq!(answered_id(nested.as_bytes()), Some(Id::Str("z".into())));
+        assert_eq!(
+            answered_id(br#"{"jsonrpc":"2.0","id":null,"error":{}}"#),
+            None
+        );
+        assert_eq!(
+            answered_id(br#"{"jsonrpc":"2.0","result":{},"method":"x","id":1}"#),
+            None
+        );
+        assert_eq!(
+            answered_id(br#"[{"jsonrpc":"2.0","id":1,"result":{}}]"#),
+            None
+        );
     }
 
     #[test]

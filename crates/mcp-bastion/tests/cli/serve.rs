@@ -611,6 +611,7 @@ fn a_panic_while_handling_a_request_answers_it_with_500_and_the_listener_goes_on
     let body: Value = serde_json::from_str(text.split("\r\n\r\n").nth(1).unwrap_or_default())
         .unwrap_or_else(|e| panic!("{e}: {text}"));
     assert_eq!(body["error"]["code"], -32055, "{body}");
+    assert_eq!(body["id"], 2, "the request's own id: {body}");
     assert_eq!(
         body["error"]["data"]["reason"], "inspection_failed",
         "{body}"
