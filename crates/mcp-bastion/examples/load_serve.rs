@@ -4,7 +4,7 @@
 //! ```sh
 //! cargo build --release -p mcp-bastion --bins --example load_serve
 //! target/release/examples/load_serve [--binary target/release/mcp-bastion] \
-//!     [--sessions 200] [--calls 20000] [--upstream stdio|http]
+//!     [--sessions 200] [--calls 20000] [--upstream stdio|http] [--json-answers]
 //! ```
 //!
 //! The upstream is this program itself, an MCP echo server whose `echo {n, text}` answers
@@ -27,7 +27,8 @@
 //!   HTTP to the listener and it to the echo server. The ratio is what putting Bastion in
 //!   front of a remote server costs.
 //!
-//! Every tool is allowed by config. Prints one JSON object: per mode calls/s, p50/p99
+//! `--json-answers` runs `serve --json-answers` (an answer that comes first is sent as
+//! `application/json`, not as an event stream). Every tool is allowed by config. Prints one JSON object: per mode calls/s, p50/p99
 //! round trip (ms); for `serve` the listener's resident memory (`VmRSS`, without its
 //! server processes) before any session, with one session open (which pays the
 //! process's one-time costs: the detectors compiled on the first session, the code pages
@@ -65,6 +66,7 @@ fn main() -> anyhow::Result<()> {
         Some("http") => true,
         Some(other) => anyhow::bail!("--upstream stdio|http, not {other:?}"),
     };
+    let json_answers = args.iter().any(|a| a == "--json-answers");
     let binary = flag("--binary").unwrap_or_else(|| {
         let exe = std::env::current_exe().unwrap_or_default();
         // target/<profile>/examples/load_serve → target/<profile>/mcp-bastion
@@ -99,6 +101,7 @@ fn main() -> anyhow::Result<()> {
             &binary,
             sessions + 1,
             upstream.as_ref().map(|u| u.url.as_str()),
+            json_answers,
         )
         .await?;
         let through = Target::Http {
@@ -123,6 +126,7 @@ fn main() -> anyhow::Result<()> {
         let mut out = json!({
             "sessions": sessions,
             "upstream": if http_upstream { "http" } else { "stdio" },
+            "json_answers": json_answers,
             "calls_per_host": per_host,
             "direct": direct.json(),
             "serve": serve.json(),
@@ -429,7 +433,12 @@ impl Drop for TempHome {
 
 impl Served {
     /// `serve` in front of a stdio echo server per session, or of `upstream` (HTTP).
-    async fn start(binary: &str, sessions: usize, upstream: Option<&str>) -> anyhow::Result<Self> {
+    async fn start(
+        binary: &str,
+        sessions: usize,
+        upstream: Option<&str>,
+        json_answers: bool,
+    ) -> anyhow::Result<Self> {
         let home = std::env::temp_dir().join(format!("bastion-load-{}", std::process::id()));
         std::fs::create_dir_all(home.join("mcp-bastion"))?;
         std::fs::write(
@@ -443,6 +452,9 @@ impl Served {
             .args(["--max-sessions", &sessions.to_string()])
             .arg("--token-file")
             .arg(&token_file);
+        if json_answers {
+            command.arg("--json-answers");
+        }
         match upstream {
             Some(url) => command.args(["--upstream", url, "--allow-http-loopback"]),
             None => command

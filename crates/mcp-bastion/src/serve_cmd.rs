@@ -43,6 +43,11 @@ pub(crate) struct ServeArgs {
     /// End a session unused for this long with no open stream (`30m`, `90s`).
     #[arg(long, default_value = "30m")]
     idle_timeout: humantime::Duration,
+    /// Answer a request with `application/json` when its answer is the first message
+    /// for it and comes within 1 s (else an event stream, as without this flag): fewer
+    /// writes per call. Hosts must accept both (MCP Streamable HTTP).
+    #[arg(long)]
+    json_answers: bool,
     /// `--upstream URL`: a remote server over Streamable HTTP instead of a command;
     /// each legacy-era host session gets its own upstream session.
     #[command(flatten)]
@@ -114,6 +119,7 @@ pub(crate) fn run(
         let mut scfg = ServeConfig::new(wcfg, policy);
         scfg.max_sessions = args.max_sessions.max(1);
         scfg.idle_timeout = args.idle_timeout.into();
+        scfg.json_answers = args.json_answers;
         if !bound.ip().is_loopback() {
             eprintln!(
                 "mcp-bastion: warning: listening on {bound}, beyond this machine; hosts still need the token"

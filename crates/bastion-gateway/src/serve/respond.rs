@@ -10,19 +10,67 @@ use bastion_core::http_gate::HttpDecision;
 use bastion_store::AuditEvent;
 use serde_json::{Value, json};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// A refusal of the session layer (unknown session, duplicate id, too many sessions,
 /// ...): carried on the response so [`handle`] audits it in one place.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Refused(pub(super) &'static str);
 
+/// How long the answer to a request `POST` may take to be sent as one `application/json`
+/// message (with [`super::ServeConfig::json_answers`]); a request answered later, or one
+/// whose first event is not its answer (a progress notification, a server request),
+/// gets an event stream instead.
+const JSON_ANSWER_WAIT: Duration = Duration::from_secs(1);
+
+/// The response to a request `POST` whose events come from `rx` (MCP 2025-11-25
+/// Transports §Streamable HTTP, "Sending Messages to the Server": the server returns
+/// either `application/json` with one JSON object or `text/event-stream`, and the client
+/// must support both). A `text/event-stream`; with `json`, the answer alone as
+/// `application/json` when it is the first event and comes within [`JSON_ANSWER_WAIT`]
+/// (one write, no chunked framing), else a `text/event-stream` starting with what came so
+/// far.
+pub(super) async fn answer(mut rx: session::Inlet, json: bool) -> Response<Body> {
+    if !json {
+        return event_stream(rx, None);
+    }
+    match tokio::time::timeout(JSON_ANSWER_WAIT, rx.recv()).await {
+        Ok(Some(event)) => match event.answer_json() {
+            Some(answer) => {
+                let mut response = Response::new(Body::from(answer));
+                response.headers_mut().insert(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/json"),
+                );
+                response
+            }
+            None => event_stream_after(Some(event), rx, None),
+        },
+        // The stream ended without an answer (the session's relay ended): empty.
+        Ok(None) => event_stream_after(None, rx, None),
+        // `recv` is cancel safe: nothing was taken from `rx`.
+        Err(_) => event_stream(rx, None),
+    }
+}
+
 /// A `text/event-stream` response whose events come from `rx` until it closes.
 pub(super) fn event_stream(rx: session::Inlet, session_id: Option<&str>) -> Response<Body> {
-    let stream = futures_util::stream::unfold(rx, |mut rx| async move {
+    event_stream_after(None, rx, session_id)
+}
+
+/// [`event_stream`] that sends `first` before the events of `rx`.
+fn event_stream_after(
+    first: Option<session::Event>,
+    rx: session::Inlet,
+    session_id: Option<&str>,
+) -> Response<Body> {
+    let first = futures_util::stream::iter(first.map(|e| Ok(e.into_sse())));
+    let rest = futures_util::stream::unfold(rx, |mut rx| async move {
         rx.recv()
             .await
-            .map(|event| (Ok::<_, std::convert::Infallible>(event), rx))
+            .map(|event| (Ok::<_, std::convert::Infallible>(event.into_sse()), rx))
     });
+    let stream = futures_util::StreamExt::chain(first, rest);
     let mut response = Response::new(Body::from_stream(stream));
     let h = response.headers_mut();
     h.insert(

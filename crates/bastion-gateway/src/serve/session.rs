@@ -86,8 +86,44 @@ impl Inlet {
 /// beyond it).
 const PIPE_BYTES: usize = 256 * 1024;
 
-/// One server-sent event (`text/event-stream`, WHATWG HTML §9.2): one JSON-RPC message.
-pub(super) type Event = bytes::Bytes;
+/// What [`sse_event`] puts before the message.
+const SSE_PREFIX: &[u8] = b"event: message\ndata: ";
+/// What it puts after.
+const SSE_SUFFIX: &[u8] = b"\n\n";
+
+/// One server-sent event (`text/event-stream`, WHATWG HTML §9.2): one JSON-RPC message,
+/// marked when it is the answer that ends its `POST` stream.
+#[derive(Clone)]
+pub(super) struct Event {
+    sse: bytes::Bytes,
+    answer: bool,
+}
+
+impl Event {
+    /// Bytes of the event as sent.
+    pub(super) fn len(&self) -> usize {
+        self.sse.len()
+    }
+
+    /// The event as sent on an event stream.
+    pub(super) fn into_sse(self) -> bytes::Bytes {
+        self.sse
+    }
+
+    /// The message alone (one line of JSON, no CR), when this event is the answer that
+    /// ends its `POST` stream: the listener can then send it as `application/json`.
+    pub(super) fn answer_json(&self) -> Option<bytes::Bytes> {
+        self.answer.then(|| {
+            self.sse
+                .slice(SSE_PREFIX.len()..self.sse.len() - SSE_SUFFIX.len())
+        })
+    }
+
+    fn answering(mut self) -> Self {
+        self.answer = true;
+        self
+    }
+}
 
 /// A `POST` stream waiting for the answer to its request.
 struct Waiter {
@@ -300,7 +336,8 @@ impl Session {
                 let event = match waiter.original {
                     Some(original) => sse_event(&with_id(line, original)),
                     None => sse_event(line),
-                };
+                }
+                .answering();
                 // The answer bypasses the unsolicited budget: it always goes out, at once
                 // when the stream has room (the usual case), else as soon as it has.
                 waiter.out.queued.fetch_add(event.len(), Ordering::AcqRel);
@@ -398,7 +435,7 @@ async fn route(
             "The server is no longer running (the session ended)",
             serde_json::json!({"reason": "upstream_exited"}),
         );
-        let _ = waiter.out.tx.try_send(sse_event(&frame));
+        let _ = waiter.out.tx.try_send(sse_event(&frame).answering());
     }
     session.close().await;
     let how = match relay.await {
@@ -474,11 +511,14 @@ fn sse_event(line: &[u8]) -> Event {
     } else {
         line
     };
-    let mut out = Vec::with_capacity(line.len() + 24);
-    out.extend_from_slice(b"event: message\ndata: ");
+    let mut out = Vec::with_capacity(SSE_PREFIX.len() + line.len() + SSE_SUFFIX.len());
+    out.extend_from_slice(SSE_PREFIX);
     out.extend_from_slice(line);
-    out.extend_from_slice(b"\n\n");
-    out.into()
+    out.extend_from_slice(SSE_SUFFIX);
+    Event {
+        sse: out.into(),
+        answer: false,
+    }
 }
 
 /// The first 8 characters of a session id, for logs (the id itself is a capability).
@@ -547,13 +587,20 @@ mod tests {
     #[test]
     fn events_are_single_data_lines() {
         assert_eq!(
-            &sse_event(br#"{"a":1}"#)[..],
+            &sse_event(br#"{"a":1}"#).into_sse()[..],
             b"event: message\ndata: {\"a\":1}\n\n"
         );
         // A CR as JSON whitespace would end the data line early for an SSE parser.
+        let cr = sse_event(b"\r{\"a\":\r1}");
+        assert_eq!(cr.answer_json(), None, "not marked as an answer");
         assert_eq!(
-            &sse_event(b"\r{\"a\":\r1}")[..],
+            &cr.clone().into_sse()[..],
             b"event: message\ndata: {\"a\":1}\n\n"
+        );
+        // The answer alone, as the body of an `application/json` response.
+        assert_eq!(
+            cr.answering().answer_json().as_deref(),
+            Some(&b"{\"a\":1}"[..])
         );
     }
 }

@@ -162,6 +162,28 @@ impl Served {
 
 const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
 
+/// The JSON-RPC messages of a raw HTTP response (head and body, as [`Served::raw`]
+/// returns it): the body itself when it is `application/json`, else the `data:` lines of
+/// its event stream. The second value is `true` for an event stream.
+fn messages(text: &str) -> (Vec<Value>, bool) {
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((text, ""));
+    let head = head.to_ascii_lowercase();
+    if head.contains("\ncontent-type: application/json") {
+        let one = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {text}"));
+        return (vec![one], false);
+    }
+    assert!(
+        head.contains("\ncontent-type: text/event-stream"),
+        "neither JSON nor an event stream: {text}"
+    );
+    let events = body
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter_map(|d| serde_json::from_str(d).ok())
+        .collect();
+    (events, true)
+}
+
 #[test]
 fn server_everything_through_serve_matches_direct() {
     let dir = tempfile::tempdir().unwrap();
@@ -636,6 +658,66 @@ fn a_panic_while_handling_a_request_answers_it_with_500_and_the_listener_goes_on
 }
 
 #[test]
+fn json_answers_answer_at_once_as_json_and_after_server_messages_as_an_event_stream() {
+    let dir = tempfile::tempdir().unwrap();
+    allow_tools_of(dir.path(), "fault");
+    let store = format!("sqlite://{}", dir.path().join("bastion.db").display());
+    let server = super::faults::fault_server().display().to_string();
+    let call = |id: i64, name: &str, arguments: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": name, "arguments": arguments}})
+        .to_string()
+    };
+    // By default every answer is an event stream.
+    let tail = |flags: &[&str]| -> Vec<String> {
+        flags
+            .iter()
+            .map(|f| (*f).to_owned())
+            .chain(["--".to_owned(), "python3".to_owned(), server.clone()])
+            .collect()
+    };
+    let plain = Served::start_with(dir.path(), &store, "fault", &tail(&[]), &[]);
+    let mut host = HttpSession::open(&plain);
+    host.request("tools/list", &json!({}));
+    let (_, text) = host.post(&call(7, "echo", json!({"text": "hi"})));
+    let (answer, streamed) = messages(&text);
+    assert!(streamed, "{text}");
+    assert_eq!(answer[0]["result"]["content"][0]["text"], "hi", "{text}");
+    drop(host);
+    drop(plain);
+    let served = Served::start_with(dir.path(), &store, "fault", &tail(&["--json-answers"]), &[]);
+    let mut host = HttpSession::open(&served);
+    host.request("tools/list", &json!({}));
+    let (status, text) = host.post(&call(7, "echo", json!({"text": "hi"})));
+    assert_eq!(status, 200, "{text}");
+    let (answer, streamed) = messages(&text);
+    assert!(
+        !streamed,
+        "an answer with nothing before it is JSON: {text}"
+    );
+    assert_eq!(answer[0]["id"], 7, "{text}");
+    assert_eq!(answer[0]["result"]["content"][0]["text"], "hi", "{text}");
+    // The server sends two requests of its own before it answers: with no GET stream
+    // open they go on this request's stream, then the answer ends it.
+    let (status, text) = host.post(&call(
+        8,
+        "burst_reserved",
+        json!({"count": 2, "prefix": "host-ask-"}),
+    ));
+    assert_eq!(status, 200, "{text}");
+    let (events, streamed) = messages(&text);
+    assert!(streamed, "{text}");
+    let methods: Vec<_> = events.iter().map(|m| m["method"].clone()).collect();
+    assert_eq!(
+        methods,
+        [json!("ping"), json!("ping"), Value::Null],
+        "{text}"
+    );
+    assert_eq!(events[2]["id"], 8, "{text}");
+    assert!(events[2].get("result").is_some(), "{text}");
+}
+
+#[test]
 fn a_server_that_cannot_start_answers_initialize_with_an_error() {
     let dir = tempfile::tempdir().unwrap();
     allow_tools_of(dir.path(), "gone");
@@ -758,9 +840,9 @@ impl<'a> HttpSession<'a> {
         let body = json!({"jsonrpc": "2.0", "id": self.next, "method": method, "params": params});
         let (status, text) = self.post(&body.to_string());
         assert_eq!(status, 200, "{text}");
-        text.lines()
-            .filter_map(|l| l.strip_prefix("data: "))
-            .filter_map(|d| serde_json::from_str::<Value>(d).ok())
+        messages(&text)
+            .0
+            .into_iter()
             .find(|m| m["id"] == self.next)
             .unwrap_or_else(|| panic!("no answer in {text}"))
     }
