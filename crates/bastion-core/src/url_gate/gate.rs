@@ -141,7 +141,8 @@ fn judge(raw: &str, policy: &UrlPolicy, path: &str, out: &mut UrlAssessment) {
     };
     if !scheme_ok {
         let why = if url.scheme() == "http" {
-            if policy.allow_loopback_http {
+            if policy.allow_loopback_http || !loopback_host {
+                // The setting would not help: it opens plain http to loopback hosts only.
                 "plain http is allowed only to a loopback host"
             } else {
                 "plain http is not allowed (set [urls] allow_loopback_http for local development)"

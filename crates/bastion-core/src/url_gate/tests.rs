@@ -52,6 +52,21 @@ fn loopback_http_only_when_allowed() {
     assert_eq!(v, Verdict::Block);
     let (v, _) = codes("http://example.com/", &p);
     assert_eq!(v, Verdict::Block);
+    // The refusal points at the setting only where the setting would help.
+    let message = |raw: &str| {
+        assess(raw, &UrlPolicy::default(), "/url")
+            .findings
+            .iter()
+            .find(|f| f.code == Code::UrlSchemeNotAllowed)
+            .map(|f| f.message.clone())
+            .unwrap_or_default()
+    };
+    assert!(message("http://127.0.0.1:8080/").contains("allow_loopback_http"));
+    for raw in ["http://169.254.169.254/latest", "http://example.com/"] {
+        let m = message(raw);
+        assert!(m.contains("only to a loopback host"), "{raw}: {m}");
+        assert!(!m.contains("allow_loopback_http"), "{raw}: {m}");
+    }
 }
 
 #[test]
