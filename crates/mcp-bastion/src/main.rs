@@ -608,7 +608,8 @@ fn guard_relay(wcfg: &mut WrapConfig, cfg: &config::Config, store: &Store, tty: 
     });
 }
 
-/// Records one audit event per scanned descriptor (direction `gateway`, reason `scan`).
+/// Records one audit event per scanned descriptor (direction `gateway`, reason `scan`;
+/// `bytes`: the descriptor's size as compact JSON, for the instructions the string's).
 async fn record_scan(
     store_url: &str,
     name: &str,
@@ -642,6 +643,11 @@ async fn record_scan(
                 verdict: item.verdict.as_str().into(),
                 reason: Some("scan".into()),
                 codes,
+                bytes: i64::try_from(match &item.descriptor {
+                    serde_json::Value::String(s) => s.len(),
+                    other => serde_json::to_vec(other).map_or(0, |v| v.len()),
+                })
+                .unwrap_or(i64::MAX),
                 instance: Some(bastion_gateway::instance_id().to_owned()),
                 ..AuditEvent::default()
             }

@@ -109,15 +109,17 @@ pub(crate) async fn run(store: &Store, cmd: PinsCommand, json: bool) -> Result<i
                 writeln!(out, "no pins match")?;
                 return Ok(0);
             }
+            // As wide as the longest kind (`server_instructions`), so rows stay aligned.
+            let kind_width = pins.iter().map(|p| p.kind.len()).max().unwrap_or(0).max(4);
             writeln!(
                 out,
-                "{:>5}  {:<16} {:<18} {:<9} {:<16} KEY",
+                "{:>5}  {:<16} {:<kind_width$} {:<9} {:<16} KEY",
                 "ID", "SERVER", "KIND", "STATE", "REASON"
             )?;
             for p in &pins {
                 writeln!(
                     out,
-                    "{:>5}  {:<16} {:<18} {:<9} {:<16} {}",
+                    "{:>5}  {:<16} {:<kind_width$} {:<9} {:<16} {}",
                     p.id,
                     escape_for_display(&p.server_name),
                     p.kind,

@@ -519,6 +519,28 @@ fn server_everything_through_wrap_matches_direct() {
         !raw.contains("hello from the test"),
         "argument values leaked into the audit log"
     );
+    // `pins list` keeps its columns aligned, `server_instructions` (the longest kind)
+    // included: each row's state starts under STATE.
+    let out = run(&["pins", "list", "--server", "everything"], "", &store);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut lines = text.lines();
+    let column = lines
+        .next()
+        .and_then(|h| h.find("STATE"))
+        .expect("a header");
+    let rows: Vec<&str> = lines.collect();
+    assert!(
+        rows.iter().any(|r| r.contains("server_instructions")),
+        "{text}"
+    );
+    for row in rows {
+        assert!(
+            ["approved", "pending", "revoked"]
+                .iter()
+                .any(|state| row.get(column..).is_some_and(|r| r.starts_with(state))),
+            "misaligned: {row:?}\n{text}"
+        );
+    }
 }
 
 #[test]
@@ -577,6 +599,15 @@ fn scan_reports_and_exit_codes() {
             .any(|f| f["code"] == "hidden_unicode_tag")
     );
     assert_eq!(v["output"]["era"], "legacy");
+    // Each recorded descriptor has its size (compact JSON bytes), never 0.
+    let recorded = json_lines(&["--json", "audit", "--server", "hostile"], &store);
+    assert!(!recorded.is_empty());
+    assert!(
+        recorded
+            .iter()
+            .all(|e| e["reason"] == "scan" && e["bytes"].as_i64() > Some(0)),
+        "{recorded:?}"
+    );
 
     let mut args = vec!["scan", "--name", "everything", "--"];
     let every = everything();
