@@ -149,6 +149,14 @@ pub(super) fn audit(db: &Path) -> Vec<Value> {
     json_lines(&["--json", "audit", "--limit", "100000"], db)
 }
 
+/// The audit events of the store at `db` whose reason is `reason`.
+pub(super) fn events_with(db: &Path, reason: &str) -> Vec<Value> {
+    audit(db)
+        .into_iter()
+        .filter(|e| e["reason"] == reason)
+        .collect()
+}
+
 fn integrity(db: &Path) -> String {
     let out = Command::new("python3")
         .args([

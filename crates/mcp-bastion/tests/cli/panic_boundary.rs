@@ -5,7 +5,7 @@
 //! The panics are made by the gateway's fail points (`FAILPOINTS`, the `fail` crate; the
 //! tests' build has them, what users build does not).
 
-use super::faults::{Gateway, audit, fault_server};
+use super::faults::{Gateway, audit, events_with, fault_server};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::Duration;
@@ -96,13 +96,6 @@ fn assert_refusals_audited(dir: &Path, count: usize, method: &str, direction: &s
             .all(|e| e["direction"] == direction && e["method"] == method),
         "{events:?}"
     );
-}
-
-fn events_with(db: &Path, reason: &str) -> Vec<Value> {
-    audit(db)
-        .into_iter()
-        .filter(|e| e["reason"] == reason)
-        .collect()
 }
 
 #[test]

@@ -276,10 +276,7 @@ fn a_panic_in_one_post_to_the_http_upstream_answers_that_request_at_once() {
     let (again, _) = gw.request("tools/list", json!({}));
     assert!(again["result"]["tools"].is_array(), "{again}");
     gw.close();
-    let failed: Vec<_> = super::faults::audit(&store)
-        .into_iter()
-        .filter(|e| e["reason"] == "inspection_failed")
-        .collect();
+    let failed = super::faults::events_with(&store, "inspection_failed");
     assert_eq!(failed.len(), 1, "{failed:?}");
     assert_eq!(failed[0]["direction"], "gateway", "{failed:?}");
     assert_eq!(failed[0]["method"], "tools/list", "{failed:?}");

@@ -649,10 +649,7 @@ fn a_panic_while_handling_a_request_answers_it_with_500_and_the_listener_goes_on
         1,
         "{err:?}"
     );
-    let failed: Vec<Value> = super::faults::audit(&store)
-        .into_iter()
-        .filter(|e| e["reason"] == "inspection_failed")
-        .collect();
+    let failed = super::faults::events_with(&store, "inspection_failed");
     assert_eq!(failed.len(), 1, "{failed:?}");
     assert_eq!(failed[0]["method"], "POST", "{failed:?}");
 }
