@@ -126,17 +126,11 @@ impl Relay {
         let withheld = self.state().withheld_reason("tools/call", &call.name);
         if let Some(why) = withheld {
             self.release(&held.id);
-            let ev = Ev::new("gateway", "request", Verdict::Block, held.frame.len())
-                .method("tools/call")
-                .target(audit_target("tools/call", held.shown.as_deref()).as_deref())
-                .id(&held.raw_id)
-                .reason(why);
-            self.audit.record(ev.0).await;
             let message = format!(
                 "mcp-bastion withheld tool {:?} of server {:?} ({why}); run `mcp-bastion audit --server {}` to see why",
                 call.name, self.name, self.name
             );
-            self.refuse_held(&held, &message, why).await;
+            self.refuse_held_recorded(&held, &message, why).await;
             return;
         }
         let (tool, facts, history) = {
@@ -204,7 +198,8 @@ impl Relay {
             Err(e) => {
                 self.release(&held.id);
                 let message = format!("mcp-bastion cannot show this call for confirmation: {e}");
-                self.refuse_held(&held, &message, "approval_denied").await;
+                self.refuse_held_recorded(&held, &message, "approval_denied")
+                    .await;
                 return;
             }
         };
@@ -392,8 +387,12 @@ impl Relay {
                     .insert(request.digest.clone(), t.saturating_add(ttl));
             }
         }
-        self.record_decision(setup, &held, call, decision, request, &outcome, latency_ms)
-            .await;
+        let refused =
+            (!outcome.approved).then(|| self.refusal(request, call, decision, &outcome).0);
+        self.record_decision(
+            setup, &held, call, decision, request, &outcome, refused, latency_ms,
+        )
+        .await;
         if self.state().cancelled.contains(&held.id) {
             outcome = Outcome::denied(outcome.channel, "cancelled_by_host");
         }
@@ -407,8 +406,31 @@ impl Relay {
             // The host withdrew the request: no answer is due (MCP "Cancellation").
             return;
         }
+        let (reason, message) = self.refusal(request, call, decision, &outcome);
+        let extra = json!({"tool": call.name, "digest": request.digest, "answer": outcome.answer});
+        self.answer_host(
+            Some(&held.raw_id),
+            codes::POLICY_REFUSED,
+            &message,
+            reason,
+            extra,
+        )
+        .await;
+    }
+
+    /// The reason and message a refused call is answered with (-32050, DESIGN §4):
+    /// `policy_denied` when the policy refused it, `approval_unavailable` when no channel
+    /// could ask and `fallback = "deny"`, else `approval_denied`. The decision's audit
+    /// event carries the same reason, so the host's error can be found in the audit log.
+    fn refusal(
+        &self,
+        request: &ConfirmationRequest,
+        call: &ToolCall,
+        decision: &Decision,
+        outcome: &Outcome,
+    ) -> (&'static str, String) {
         let tool = request.tool.as_str();
-        let (reason, message) = match (outcome.channel, outcome.answer.as_str()) {
+        match (outcome.channel, outcome.answer.as_str()) {
             ("policy", _) => (
                 "policy_denied",
                 format!(
@@ -440,16 +462,19 @@ impl Relay {
                     self.name
                 ),
             ),
-        };
-        let extra = json!({"tool": call.name, "digest": request.digest, "answer": outcome.answer});
-        self.answer_host(
-            Some(&held.raw_id),
-            codes::POLICY_REFUSED,
-            &message,
-            reason,
-            extra,
-        )
-        .await;
+        }
+    }
+
+    /// [`Relay::refuse_held`] after recording a `gateway` audit event (verdict `block`)
+    /// with the same `reason`, for refusals no decision event records.
+    pub(super) async fn refuse_held_recorded(&self, held: &HeldCall, message: &str, reason: &str) {
+        let ev = Ev::new("gateway", "request", Verdict::Block, held.frame.len())
+            .method("tools/call")
+            .target(audit_target("tools/call", held.shown.as_deref()).as_deref())
+            .id(&held.raw_id)
+            .reason(reason);
+        self.audit.record(ev.0).await;
+        self.refuse_held(held, message, reason).await;
     }
 
     pub(super) async fn refuse_held(&self, held: &HeldCall, message: &str, reason: &str) {

@@ -50,6 +50,7 @@ impl Relay {
         decision: &Decision,
         request: &ConfirmationRequest,
         outcome: &Outcome,
+        refused: Option<&str>,
         latency_ms: i64,
     ) {
         let reasons: Vec<String> = decision
@@ -66,7 +67,9 @@ impl Relay {
             .method("tools/call")
             .target(audit_target("tools/call", held.shown.as_deref()).as_deref())
             .id(&held.raw_id)
-            .reason(&format!("confirmation_{}", outcome.answer));
+            .reason(
+                &refused.map_or_else(|| format!("confirmation_{}", outcome.answer), str::to_owned),
+            );
         for f in &decision.reasons {
             ev = ev.code(f.code);
         }

@@ -77,7 +77,7 @@ impl Relay {
         };
         if full {
             self.release(&held.id);
-            self.refuse_held(
+            self.refuse_held_recorded(
                 &held,
                 "mcp-bastion refused the call: too many confirmations are waiting for an answer",
                 "approval_unavailable",

@@ -350,6 +350,31 @@ async fn without_elicitation_or_terminal_calls_are_unavailable_not_run() {
     assert_eq!(reason(&r), "approval_unavailable", "{r}");
     assert!(host.received().await.is_empty());
     host.finish().await;
+    // The audit log carries the reason the host got, so the error can be looked up.
+    assert_eq!(
+        refusals(&store).await,
+        [
+            ("write_file".to_owned(), "approval_unavailable".to_owned()),
+            ("read_file".to_owned(), "approval_unavailable".to_owned())
+        ]
+    );
+}
+
+/// (tool, reason) of each refused `tools/call` the audit log recorded, oldest first.
+async fn refusals(store: &Store) -> Vec<(String, String)> {
+    let events = store
+        .audit_events(&bastion_store::AuditQuery {
+            limit: Some(1000),
+            ..bastion_store::AuditQuery::default()
+        })
+        .await
+        .unwrap();
+    events
+        .into_iter()
+        .filter(|e| e.direction == "gateway" && e.verdict == "block")
+        .filter(|e| e.method.as_deref() == Some("tools/call"))
+        .map(|e| (e.tool.unwrap_or_default(), e.reason.unwrap_or_default()))
+        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -412,6 +437,13 @@ async fn policy_rules_deny_and_trusted_read_only_tools_run() {
         vec![json!({"name": "read_file", "arguments": {"path": "/tmp/a"}})]
     );
     host.finish().await;
+    assert_eq!(
+        refusals(&store).await,
+        [
+            ("write_file".to_owned(), "policy_denied".to_owned()),
+            ("read_file".to_owned(), "approval_denied".to_owned())
+        ]
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
