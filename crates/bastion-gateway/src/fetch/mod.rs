@@ -136,6 +136,11 @@ pub struct SafeFetcher {
     resolver: VettingResolver,
     policy: UrlPolicy,
     limits: FetchLimits,
+    /// The last URL [`SafeFetcher::open`] let through, as given and as normalized by the
+    /// gate: an MCP upstream POSTs every message to the same URL, and the gate's verdict
+    /// on a URL under a fixed policy never changes (about 2% of `serve`'s CPU per call
+    /// before). Addresses are still vetted on every connection.
+    opened: std::sync::Arc<std::sync::Mutex<Option<(String, Url)>>>,
 }
 
 impl std::fmt::Debug for SafeFetcher {
@@ -159,6 +164,7 @@ impl SafeFetcher {
             resolver,
             policy,
             limits,
+            opened: std::sync::Arc::default(),
         }
     }
 
@@ -205,7 +211,7 @@ impl SafeFetcher {
     /// [`FetchError::UrlRefused`], [`FetchError::AddressRefused`],
     /// [`FetchError::Resolve`], [`FetchError::Transport`].
     pub async fn open(&self, request: FetchRequest) -> Result<reqwest::Response, FetchError> {
-        let (url, _) = self.gate(&request.url, 0, "/url")?;
+        let url = self.gate_memo(&request.url)?;
         let mut builder = self
             .client
             .request(request.method.clone(), url.clone())
@@ -290,6 +296,24 @@ impl SafeFetcher {
         }
     }
 
+    /// [`SafeFetcher::gate`] for [`SafeFetcher::open`], answered from the last URL let
+    /// through when `raw` is that URL again (the policy never changes).
+    fn gate_memo(&self, raw: &str) -> Result<Url, FetchError> {
+        let lock = || {
+            self.opened
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        if let Some((seen, url)) = lock().as_ref()
+            && seen == raw
+        {
+            return Ok(url.clone());
+        }
+        let (url, _) = self.gate(raw, 0, "/url")?;
+        *lock() = Some((raw.to_owned(), url.clone()));
+        Ok(url)
+    }
+
     /// The core gate on one URL: refused on `block`, else the normalized URL.
     fn gate(&self, raw: &str, hop: usize, path: &str) -> Result<(Url, UrlAssessment), FetchError> {
         let a = assess(raw, &self.policy, path);
@@ -317,5 +341,43 @@ fn transport(url: &Url, e: reqwest::Error) -> FetchError {
     FetchError::Transport {
         url: url.to_string(),
         source: e,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fetch::resolve::Nameservers;
+
+    #[tokio::test]
+    async fn the_remembered_url_of_open_never_lets_another_url_past_the_gate() {
+        let f = SafeFetcher::builder()
+            .nameservers(Nameservers::Custom(vec!["127.0.0.1:53".parse().unwrap()]))
+            .build()
+            .unwrap();
+        let good = "https://mcp.example.com/mcp";
+        assert_eq!(f.gate_memo(good).unwrap().as_str(), good);
+        // A refused URL after an allowed one, and again: refused both times, never
+        // remembered.
+        for bad in [
+            "http://169.254.169.254/latest/meta-data",
+            "https://mcp.example.com.evil@169.254.169.254/mcp",
+            "http://mcp.example.com/mcp",
+        ] {
+            for _ in 0..2 {
+                assert!(
+                    matches!(f.gate_memo(bad), Err(FetchError::UrlRefused { .. })),
+                    "{bad}"
+                );
+            }
+        }
+        // The remembered URL is the normalized one of exactly the raw text given.
+        assert_eq!(
+            f.gate_memo("HTTPS://MCP.example.com:443/mcp")
+                .unwrap()
+                .as_str(),
+            good
+        );
+        assert_eq!(f.gate_memo(good).unwrap().as_str(), good);
     }
 }

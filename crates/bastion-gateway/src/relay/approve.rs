@@ -381,10 +381,12 @@ impl Relay {
             let ttl = setup.policy.confirmation().timeout_ms;
             let mut st = self.state();
             let t = crate::now_ms().unsigned_abs();
-            st.approved_rounds.retain(|_, exp| *exp > t);
+            st.approved_rounds.retain(|_, round| round.is_live(t));
             if st.approved_rounds.len() < 1024 {
-                st.approved_rounds
-                    .insert(request.digest.clone(), t.saturating_add(ttl));
+                st.approved_rounds.insert(
+                    request.digest.clone(),
+                    super::approve_stateless::ApprovedRound::until(t.saturating_add(ttl)),
+                );
             }
         }
         let refused =

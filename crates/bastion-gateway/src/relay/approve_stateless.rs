@@ -170,10 +170,51 @@ impl Relay {
         Some(Ok(answer))
     }
 
-    /// Whether `params` (carrying a server's `requestState` or `inputResponses`) are a
-    /// later round of a call approved within `[confirmation] timeout_ms`: the digest of
-    /// the params without those two members matches an approval. The approval is used
-    /// for every round until it expires.
+    /// The digest a round of `params` is approved under: the call digest of the params
+    /// without `requestState` and `inputResponses` (what the human was shown).
+    fn round_digest(&self, params: &Value) -> Option<String> {
+        let mut base = params.as_object()?.clone();
+        base.remove("requestState");
+        base.remove("inputResponses");
+        let base = Value::Object(base);
+        let name = base.get("name").and_then(Value::as_str)?;
+        let tool = self.state().tools.get(name).cloned();
+        let binding = Binding {
+            server: identity_of(self),
+            tool_pin: tool.as_deref().and_then(|t| self.tool_pin(name, t)),
+        };
+        bastion_core::confirm::call_digest(&binding, &base).ok()
+    }
+
+    /// The server answered an approved call (request `params`) with its own
+    /// `input_required`: the host's next round with the `requestState` it issued (or,
+    /// when it issued none, one round without) runs without a second question.
+    pub(super) fn server_asked_round(&self, params: Option<&Value>, request_state: Option<&Value>) {
+        let Some(digest) = params.and_then(|p| self.round_digest(p)) else {
+            return;
+        };
+        let t = crate::now_ms().unsigned_abs();
+        let mut st = self.state();
+        let Some(round) = st.approved_rounds.get_mut(&digest).filter(|r| r.is_live(t)) else {
+            return;
+        };
+        match request_state.and_then(Value::as_str) {
+            Some(state) => {
+                if round.states.len() < MAX_ROUND_STATES {
+                    round.states.push(state_digest(state));
+                }
+            }
+            None => round.without_state = (round.without_state + 1).min(MAX_ROUND_STATES),
+        }
+    }
+
+    /// Whether `params` (carrying `requestState` or `inputResponses`) are a round the
+    /// server asked for of a call approved within `[confirmation] timeout_ms`: the digest
+    /// of the params without those members is an approval's, and the `requestState` is
+    /// one the server issued for it since (each is used once; without `requestState`,
+    /// one of the rounds the server asked for without one). A `requestState` the server
+    /// never issued (made up by a host, or another host's on a shared relay) is asked
+    /// like a new call.
     pub(super) fn approved_round(&self, params: &Value) -> bool {
         let Some(obj) = params.as_object() else {
             return false;
@@ -181,25 +222,68 @@ impl Relay {
         if !obj.contains_key("requestState") && !obj.contains_key("inputResponses") {
             return false;
         }
-        let mut base = obj.clone();
-        base.remove("requestState");
-        base.remove("inputResponses");
-        let base = Value::Object(base);
-        let Some(name) = base.get("name").and_then(Value::as_str) else {
-            return false;
-        };
-        let tool = self.state().tools.get(name).cloned();
-        let binding = Binding {
-            server: identity_of(self),
-            tool_pin: tool.as_deref().and_then(|t| self.tool_pin(name, t)),
-        };
-        let Ok(digest) = bastion_core::confirm::call_digest(&binding, &base) else {
+        let Some(digest) = self.round_digest(params) else {
             return false;
         };
         let t = crate::now_ms().unsigned_abs();
-        self.state()
-            .approved_rounds
-            .get(&digest)
-            .is_some_and(|exp| *exp > t)
+        let mut st = self.state();
+        let Some(round) = st.approved_rounds.get_mut(&digest).filter(|r| r.is_live(t)) else {
+            return false;
+        };
+        match obj.get("requestState") {
+            Some(state) => {
+                let Some(state) = state.as_str() else {
+                    return false;
+                };
+                let want = state_digest(state);
+                let Some(i) = round.states.iter().position(|s| *s == want) else {
+                    return false;
+                };
+                round.states.swap_remove(i);
+                true
+            }
+            None if round.without_state > 0 => {
+                round.without_state -= 1;
+                true
+            }
+            None => false,
+        }
     }
+}
+
+/// `requestState`s (and rounds without one) remembered per approved call at most.
+const MAX_ROUND_STATES: usize = 16;
+
+/// A call a human approved: until when later rounds may run without a second question,
+/// and the rounds the server has asked for since.
+#[derive(Debug)]
+pub(super) struct ApprovedRound {
+    /// Unix time (ms) after which no round runs without asking.
+    expires_ms: u64,
+    /// SHA-256 (hex) of each `requestState` the server issued for this call, unused.
+    states: Vec<String>,
+    /// Rounds the server asked for without a `requestState`, unused.
+    without_state: usize,
+}
+
+impl ApprovedRound {
+    /// An approval valid until `expires_ms` (unix ms) that no round has been asked for yet.
+    pub(super) fn until(expires_ms: u64) -> Self {
+        Self {
+            expires_ms,
+            states: Vec::new(),
+            without_state: 0,
+        }
+    }
+
+    /// `true` before the expiry.
+    pub(super) fn is_live(&self, now_ms: u64) -> bool {
+        self.expires_ms > now_ms
+    }
+}
+
+/// A `requestState` as remembered: SHA-256, hex (the state itself may be large).
+fn state_digest(state: &str) -> String {
+    use sha2::Digest as _;
+    hex::encode(sha2::Sha256::digest(state.as_bytes()))
 }

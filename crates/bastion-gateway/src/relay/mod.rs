@@ -48,7 +48,7 @@ use tokio::sync::Notify;
 const MAX_PENDING: usize = 65_536;
 /// Longest request id accepted, bytes of its JSON text. Ids are echoed and kept while
 /// pending, so an unbounded id is unbounded memory.
-const MAX_ID_BYTES: usize = 1024;
+pub(crate) const MAX_ID_BYTES: usize = 1024;
 
 const H2S: &str = "host_to_server";
 const S2H: &str = "server_to_host";
@@ -101,9 +101,10 @@ struct State {
     own_lists: HashMap<String, tokio::sync::oneshot::Sender<Option<String>>>,
     /// Host `tools/call` ids held while a human is asked.
     held: HashSet<bastion_core::envelope::Id>,
-    /// Digests of calls a human approved, with their expiry (unix ms): later rounds of
-    /// the same call (a server's own `input_required`) are not asked again.
-    approved_rounds: HashMap<String, u64>,
+    /// Calls a human approved, by digest: each later round the server asked for (its
+    /// own `input_required`, and the `requestState` it issued) runs once without a
+    /// second question (`approve_stateless`).
+    approved_rounds: HashMap<String, approve_stateless::ApprovedRound>,
     /// Held calls the host cancelled meanwhile: dropped when their approval ends.
     cancelled: HashSet<bastion_core::envelope::Id>,
     /// The elicitation modes the host declared in `initialize`; `None` before it.

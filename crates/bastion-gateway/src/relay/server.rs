@@ -183,6 +183,12 @@ impl Relay {
                 Ok(shown) => {
                     input_rewritten = shown != result;
                     result = shown;
+                    if req.method == "tools/call" {
+                        self.server_asked_round(
+                            request_params.as_ref(),
+                            result.get("requestState"),
+                        );
+                    }
                 }
                 Err(refused) => {
                     self.audit

@@ -39,6 +39,7 @@
 mod listen;
 mod respond;
 mod session;
+mod stream;
 pub mod token;
 
 use crate::audit::AuditSink;
@@ -436,6 +437,24 @@ async fn post(
             return json_response(StatusCode::BAD_REQUEST, body);
         }
     };
+    if let Kind::Request { .. } = &kind
+        && map
+            .get("id")
+            .is_some_and(|id| id.to_string().len() > crate::relay::MAX_ID_BYTES)
+    {
+        // The relay refuses such an id without echoing it: the answer could not be routed
+        // back to this request, whose stream would then wait for the session to end.
+        record(shared, "POST", "refused", "invalid_envelope", frame.len()).await;
+        return jsonrpc_refusal(
+            StatusCode::BAD_REQUEST,
+            None,
+            &format!(
+                "Invalid request: request ids longer than {} bytes are refused",
+                crate::relay::MAX_ID_BYTES
+            ),
+            "invalid_envelope",
+        );
+    }
     match (&kind, session_id) {
         (Kind::Request { method, .. }, Some(_)) if method == "initialize" => jsonrpc_refusal(
             StatusCode::BAD_REQUEST,
@@ -465,7 +484,7 @@ async fn post(
                 Some((bastion_core::era::Era::Stateless, _))
             ) =>
         {
-            stateless(shared, map).await
+            stateless(shared, map, frame.len()).await
         }
         (_, None) => jsonrpc_refusal(
             StatusCode::BAD_REQUEST,
@@ -490,13 +509,33 @@ async fn post(
     }
 }
 
-/// A stateless 2026-07-28 request (no session): renumbered (`bastion-N`, so hosts'
-/// ids never collide in the shared relay), relayed, answered with the host's id back.
+/// A stateless 2026-07-28 request (no session, `bytes` long): renumbered (`bastion-N`,
+/// so hosts' ids never collide in the shared relay), relayed, answered with the host's id
+/// back. `tasks/*` and task-augmented requests are refused (400, reason
+/// `tasks_need_session`): on the shared relay any host could read another's tasks.
 async fn stateless(
     shared: &Arc<Shared>,
     mut map: serde_json::Map<String, Value>,
+    bytes: usize,
 ) -> Response<Body> {
     let original = map.get("id").cloned();
+    // Every stateless host shares one server connection (and one token), so the server
+    // cannot tell whose task is whose: one host could list and read another's task
+    // results. Tasks need a session of their own.
+    let method = map
+        .get("method")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let task_augmented = map.get("params").and_then(|p| p.get("task")).is_some();
+    if method.starts_with("tasks/") || task_augmented {
+        record(shared, "POST", "refused", "tasks_need_session", bytes).await;
+        return jsonrpc_refusal(
+            StatusCode::BAD_REQUEST,
+            original.as_ref(),
+            "tasks are not available on the shared stateless connection, where other clients could read them; start a session (initialize) to use tasks",
+            "tasks_need_session",
+        );
+    }
     let n = shared
         .next_id
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);

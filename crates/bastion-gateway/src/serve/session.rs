@@ -14,11 +14,14 @@ use crate::wrap::WrapConfig;
 use bastion_core::envelope::Id;
 use serde_json::Value;
 use std::collections::{HashMap, VecDeque};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, WriteHalf};
 use tokio::sync::mpsc;
+
+pub(super) use super::stream::{Event, Inlet};
+use super::stream::{Outlet, STREAM_BUFFER, STREAM_BYTES, sse_event, stream_channel};
 
 /// Unsolicited messages kept for a `GET` stream that is not open yet; older ones are
 /// dropped beyond it (reported on stderr).
@@ -26,104 +29,9 @@ pub(super) const BACKLOG: usize = 256;
 /// Bytes of unsolicited messages kept in the backlog at most (a server's messages may be
 /// up to `max_frame_bytes` each: the count alone would allow gigabytes per session).
 const BACKLOG_BYTES: usize = 8 * 1024 * 1024;
-/// Messages buffered per event stream before a slow reader loses unsolicited ones.
-const STREAM_BUFFER: usize = 64;
-/// Bytes buffered per event stream at most for unsolicited messages; an answer to the
-/// stream's own request is always delivered.
-const STREAM_BYTES: usize = 8 * 1024 * 1024;
-
-/// The sending side of one event stream, with the bytes it holds unread.
-struct Outlet {
-    tx: mpsc::Sender<Event>,
-    queued: Arc<AtomicUsize>,
-}
-
-/// The receiving side of one event stream (what the HTTP response body reads).
-pub(super) struct Inlet {
-    rx: mpsc::Receiver<Event>,
-    queued: Arc<AtomicUsize>,
-}
-
-fn stream_channel(capacity: usize) -> (Outlet, Inlet) {
-    let (tx, rx) = mpsc::channel(capacity);
-    let queued = Arc::new(AtomicUsize::new(0));
-    (
-        Outlet {
-            tx,
-            queued: queued.clone(),
-        },
-        Inlet { rx, queued },
-    )
-}
-
-impl Outlet {
-    /// Queues an unsolicited `event` unless the stream is full (count or bytes) or gone.
-    fn try_push(&self, event: &Event) -> bool {
-        let n = event.len();
-        if self.queued.fetch_add(n, Ordering::AcqRel) + n > STREAM_BYTES
-            || self.tx.try_send(event.clone()).is_err()
-        {
-            self.queued.fetch_sub(n, Ordering::AcqRel);
-            return false;
-        }
-        true
-    }
-
-    fn is_closed(&self) -> bool {
-        self.tx.is_closed()
-    }
-}
-
-impl Inlet {
-    /// The next event, `None` once the stream has ended.
-    pub(super) async fn recv(&mut self) -> Option<Event> {
-        let event = self.rx.recv().await?;
-        self.queued.fetch_sub(event.len(), Ordering::AcqRel);
-        Some(event)
-    }
-}
 /// Bytes buffered in each direction of the in-memory pipe to the relay (back-pressure
 /// beyond it).
 const PIPE_BYTES: usize = 256 * 1024;
-
-/// What [`sse_event`] puts before the message.
-const SSE_PREFIX: &[u8] = b"event: message\ndata: ";
-/// What it puts after.
-const SSE_SUFFIX: &[u8] = b"\n\n";
-
-/// One server-sent event (`text/event-stream`, WHATWG HTML §9.2): one JSON-RPC message,
-/// marked when it is the answer that ends its `POST` stream.
-#[derive(Clone)]
-pub(super) struct Event {
-    sse: bytes::Bytes,
-    answer: bool,
-}
-
-impl Event {
-    /// Bytes of the event as sent.
-    pub(super) fn len(&self) -> usize {
-        self.sse.len()
-    }
-
-    /// The event as sent on an event stream.
-    pub(super) fn into_sse(self) -> bytes::Bytes {
-        self.sse
-    }
-
-    /// The message alone (one line of JSON, no CR), when this event is the answer that
-    /// ends its `POST` stream: the listener can then send it as `application/json`.
-    pub(super) fn answer_json(&self) -> Option<bytes::Bytes> {
-        self.answer.then(|| {
-            self.sse
-                .slice(SSE_PREFIX.len()..self.sse.len() - SSE_SUFFIX.len())
-        })
-    }
-
-    fn answering(mut self) -> Self {
-        self.answer = true;
-        self
-    }
-}
 
 /// A `POST` stream waiting for the answer to its request.
 struct Waiter {
@@ -144,6 +52,47 @@ struct Routes {
     backlog_bytes: usize,
     /// The relay has ended (server exited, session deleted).
     ended: bool,
+}
+
+impl Routes {
+    /// Puts an unsolicited message on the `GET` stream, else on an open `POST` stream,
+    /// else in the backlog (oldest dropped beyond [`BACKLOG`] messages or
+    /// [`BACKLOG_BYTES`]); returns how many messages were dropped.
+    fn push_unsolicited(&mut self, event: Event) -> usize {
+        // All of the session's open streams together hold at most `STREAM_BYTES` of
+        // unsolicited messages (else one host with many unread `POST` streams holds
+        // 8 MiB on each); beyond it the message waits in the bounded backlog.
+        let held: usize = self.stream.iter().map(Outlet::queued_bytes).sum::<usize>()
+            + self
+                .waiters
+                .values()
+                .map(|w| w.out.queued_bytes())
+                .sum::<usize>();
+        if held + event.len() <= STREAM_BYTES {
+            if self.stream.as_ref().is_some_and(|out| out.try_push(&event)) {
+                return 0;
+            }
+            if self.waiters.values().any(|w| w.out.try_push(&event)) {
+                return 0;
+            }
+        }
+        let mut dropped = 0usize;
+        while !self.backlog.is_empty()
+            && (self.backlog.len() >= BACKLOG || self.backlog_bytes + event.len() > BACKLOG_BYTES)
+        {
+            if let Some(old) = self.backlog.pop_front() {
+                self.backlog_bytes -= old.len();
+                dropped += 1;
+            }
+        }
+        if event.len() > BACKLOG_BYTES {
+            dropped += 1;
+        } else {
+            self.backlog_bytes += event.len();
+            self.backlog.push_back(event);
+        }
+        dropped
+    }
 }
 
 /// A live session.
@@ -237,6 +186,9 @@ impl Session {
             if routes.ended {
                 return Err(SendError::Ended);
             }
+            // Streams whose client left (the POST's connection closed before the answer)
+            // wait for nothing: their answers would be dropped anyway.
+            routes.waiters.retain(|_, w| !w.out.is_closed());
             if routes.waiters.contains_key(&id) {
                 return Err(SendError::DuplicateId);
             }
@@ -312,15 +264,15 @@ impl Session {
         self.routes().ended
     }
 
-    /// `true` when nothing waits on the session and it was last used `idle` ago or
-    /// earlier.
+    /// `true` when no client waits on the session (an open `POST` or `GET` stream) and it
+    /// was last used `idle` ago or earlier; a `POST` whose client left counts as none.
     pub(super) fn is_idle(&self, now: Instant, idle: Duration) -> bool {
         let last = *self
             .last_seen
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let routes = self.routes();
-        routes.waiters.is_empty()
+        routes.waiters.values().all(|w| w.out.is_closed())
             && routes.stream.as_ref().is_none_or(Outlet::is_closed)
             && now.duration_since(last) >= idle
     }
@@ -357,33 +309,7 @@ impl Session {
             );
             return;
         }
-        let event = sse_event(line);
-        if routes
-            .stream
-            .as_ref()
-            .is_some_and(|out| out.try_push(&event))
-        {
-            return;
-        }
-        if routes.waiters.values().any(|w| w.out.try_push(&event)) {
-            return;
-        }
-        let mut dropped = 0usize;
-        while !routes.backlog.is_empty()
-            && (routes.backlog.len() >= BACKLOG
-                || routes.backlog_bytes + event.len() > BACKLOG_BYTES)
-        {
-            if let Some(old) = routes.backlog.pop_front() {
-                routes.backlog_bytes -= old.len();
-                dropped += 1;
-            }
-        }
-        if event.len() > BACKLOG_BYTES {
-            dropped += 1;
-        } else {
-            routes.backlog_bytes += event.len();
-            routes.backlog.push_back(event);
-        }
+        let dropped = routes.push_unsolicited(sse_event(line));
         if dropped > 0 {
             eprintln!(
                 "mcp-bastion[{}]: session {}: no event stream took them; dropped {dropped} unsolicited message(s) (at most {BACKLOG} and {} MiB kept)",
@@ -497,30 +423,6 @@ fn with_id(line: &[u8], original: Value) -> Vec<u8> {
     }
 }
 
-/// `event: message` with the JSON text as its single `data` line. The relay writes one
-/// message per line, but JSON whitespace may hold a CR, which ends a line for an event
-/// stream parser (WHATWG HTML §9.2.6) and would cut the message: such a message is
-/// re-serialized without whitespace.
-fn sse_event(line: &[u8]) -> Event {
-    let compact;
-    let line = if memchr::memchr(b'\r', line).is_some() {
-        compact = serde_json::from_slice::<Value>(line)
-            .and_then(|v| serde_json::to_vec(&v))
-            .unwrap_or_else(|_| line.iter().copied().filter(|&b| b != b'\r').collect());
-        &compact[..]
-    } else {
-        line
-    };
-    let mut out = Vec::with_capacity(SSE_PREFIX.len() + line.len() + SSE_SUFFIX.len());
-    out.extend_from_slice(SSE_PREFIX);
-    out.extend_from_slice(line);
-    out.extend_from_slice(SSE_SUFFIX);
-    Event {
-        sse: out.into(),
-        answer: false,
-    }
-}
-
 /// The first 8 characters of a session id, for logs (the id itself is a capability).
 pub(super) fn short(id: &str) -> &str {
     id.get(..8).unwrap_or(id)
@@ -529,6 +431,54 @@ pub(super) fn short(id: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unread_streams_of_a_session_hold_a_bounded_total_of_unsolicited_messages() {
+        let mut routes = Routes::default();
+        // Forty `POST` streams and the `GET` stream, none read.
+        let mut inlets = Vec::new();
+        for i in 0..40 {
+            let (out, inlet) = stream_channel(STREAM_BUFFER);
+            routes.waiters.insert(
+                Id::Str(format!("r{i}")),
+                Waiter {
+                    out,
+                    original: None,
+                },
+            );
+            inlets.push(inlet);
+        }
+        let (out, inlet) = stream_channel(STREAM_BUFFER);
+        routes.stream = Some(out);
+        inlets.push(inlet);
+        let message = format!(
+            r#"{{"jsonrpc":"2.0","method":"m","params":{{"p":"{}"}}}}"#,
+            "x".repeat(1 << 20)
+        );
+        let mut dropped = 0;
+        for _ in 0..400 {
+            dropped += routes.push_unsolicited(sse_event(message.as_bytes()));
+        }
+        let on_streams: usize = routes
+            .waiters
+            .values()
+            .map(|w| w.out.queued_bytes())
+            .chain(routes.stream.iter().map(Outlet::queued_bytes))
+            .sum();
+        assert!(on_streams <= STREAM_BYTES, "{on_streams}");
+        assert!(routes.backlog_bytes <= BACKLOG_BYTES);
+        assert!(dropped > 300, "{dropped}");
+        // Once read, the streams take messages again.
+        drop(inlets);
+        routes.waiters.clear();
+        let (out, _inlet) = stream_channel(STREAM_BUFFER);
+        routes.stream = Some(out);
+        assert_eq!(routes.push_unsolicited(sse_event(b"{}")), 0);
+        assert_eq!(
+            routes.stream.as_ref().map(Outlet::queued_bytes),
+            Some(sse_event(b"{}").len())
+        );
+    }
 
     #[test]
     fn answers_are_told_from_requests_and_notifications() {
@@ -581,26 +531,6 @@ mod tests {
         assert_eq!(
             back,
             serde_json::json!({"jsonrpc":"2.0","id":1,"result":{"x":1}})
-        );
-    }
-
-    #[test]
-    fn events_are_single_data_lines() {
-        assert_eq!(
-            &sse_event(br#"{"a":1}"#).into_sse()[..],
-            b"event: message\ndata: {\"a\":1}\n\n"
-        );
-        // A CR as JSON whitespace would end the data line early for an SSE parser.
-        let cr = sse_event(b"\r{\"a\":\r1}");
-        assert_eq!(cr.answer_json(), None, "not marked as an answer");
-        assert_eq!(
-            &cr.clone().into_sse()[..],
-            b"event: message\ndata: {\"a\":1}\n\n"
-        );
-        // The answer alone, as the body of an `application/json` response.
-        assert_eq!(
-            cr.answering().answer_json().as_deref(),
-            Some(&b"{\"a\":1}"[..])
         );
     }
 }

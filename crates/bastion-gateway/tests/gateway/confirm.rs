@@ -635,6 +635,85 @@ async fn stateless_hosts_confirm_through_input_required_and_a_sealed_request_sta
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_approval_covers_only_the_rounds_the_server_asked_for_each_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open("sqlite::memory:").await.unwrap();
+    let mut host = TestHost::start_bare(
+        &store,
+        policy(&json!({})),
+        confirm_server(&dir.path().join("variant")),
+    );
+    host.request(
+        "tools/list",
+        json!({"_meta": stateless_meta()}),
+        Answer::Nothing,
+    )
+    .await;
+    let params = json!({"name": "write_file", "arguments": {"path": "/tmp/r", "content": "ask"}, "_meta": stateless_meta()});
+    let with = |state: Option<&str>, responses: Value| {
+        let mut p = params.clone();
+        if let Some(state) = state {
+            p["requestState"] = json!(state);
+        }
+        p["inputResponses"] = responses;
+        p
+    };
+    let asked_by_bastion = |r: &Value| {
+        r["result"]["resultType"] == "input_required"
+            && r["result"]["inputRequests"]
+                .get("mcp-bastion-approval")
+                .is_some()
+    };
+    // The user approves the call; the server then asks for input of its own.
+    let r = host
+        .request("tools/call", params.clone(), Answer::Nothing)
+        .await;
+    assert!(asked_by_bastion(&r), "{r}");
+    let token = r["result"]["requestState"].as_str().unwrap().to_owned();
+    let accept =
+        json!({"mcp-bastion-approval": {"action": "accept", "content": {"approve": true}}});
+    let r = host
+        .request("tools/call", with(Some(&token), accept), Answer::Nothing)
+        .await;
+    assert_eq!(r["result"]["requestState"], "srv-round-1", "{r}");
+    assert!(r["result"]["inputRequests"].get("enc").is_some(), "{r}");
+    let answer = json!({"enc": {"action": "accept", "content": {"encoding": "utf-8"}}});
+    // A round the server never asked for is a new call, never run without a question: a
+    // made-up requestState, none at all, or a state of another call. (With a requestState
+    // that is not Bastion's, Bastion cannot ask through its own and refuses.)
+    for state in [Some("made-up-by-another-host"), None, Some("srv-round-2")] {
+        let r = host
+            .request("tools/call", with(state, answer.clone()), Answer::Nothing)
+            .await;
+        let refused = r["error"]["data"]["reason"] == "approval_unavailable";
+        assert!(asked_by_bastion(&r) || refused, "{state:?}: {r}");
+    }
+    assert!(host.received().await.is_empty());
+    // The round the server asked for runs without a second question, once.
+    let r = host
+        .request(
+            "tools/call",
+            with(Some("srv-round-1"), answer.clone()),
+            Answer::Nothing,
+        )
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "wrote /tmp/r", "{r}");
+    let r = host
+        .request(
+            "tools/call",
+            with(Some("srv-round-1"), answer.clone()),
+            Answer::Nothing,
+        )
+        .await;
+    assert!(
+        asked_by_bastion(&r) || r["error"]["data"]["reason"] == "approval_unavailable",
+        "a replayed round is not run: {r}"
+    );
+    assert_eq!(host.received().await.len(), 1);
+    host.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tools_that_shadow_another_wrapped_server_are_flagged_or_withheld() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(dir.path().join("shadow.db").to_str().unwrap())

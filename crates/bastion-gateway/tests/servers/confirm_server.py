@@ -6,7 +6,10 @@ assert which calls reached the server and with exactly which arguments.
 
 tools/call name   what the server does
 ---------------   ------------------------------------------------------------------
-write_file        destructive; answers "wrote <path>"
+write_file        destructive; answers "wrote <path>"; with content "ask" and no
+                  inputResponses it answers (2026-07-28 style) input_required with a
+                  form asking for an encoding and requestState "srv-round-N" (N counts
+                  these answers), and only a retry carrying inputResponses writes
 read_file         readOnlyHint: true; answers "read <path>"
 calls             answers with the JSON list of every tools/call params received so
                   far (its own calls excluded)
@@ -64,6 +67,7 @@ def text(mid, t):
 
 def main():
     received = []
+    asked = 0
     for line in sys.stdin:
         line = line.strip()
         if not line:
@@ -85,6 +89,14 @@ def main():
             args = params.get("arguments") or {}
             if name == "calls":
                 text(mid, json.dumps(received))
+                continue
+            if name == "write_file" and args.get("content") == "ask" and "inputResponses" not in params:
+                asked += 1
+                send({"jsonrpc": "2.0", "id": mid, "result": {
+                    "resultType": "input_required", "requestState": "srv-round-" + str(asked),
+                    "inputRequests": {"enc": {"method": "elicitation/create", "params": {
+                        "message": "Which encoding?", "requestedSchema": {"type": "object",
+                            "properties": {"encoding": {"type": "string"}}}}}}}})
                 continue
             received.append(params)
             if name == "write_file":

@@ -162,6 +162,18 @@ impl Served {
 
 const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
 
+/// The `Mcp-Session-Id` of a raw HTTP response (as [`Served::raw`] returns it).
+fn session_id(text: &str) -> String {
+    text.lines()
+        .find_map(|l| {
+            l.strip_prefix("mcp-session-id: ")
+                .or_else(|| l.strip_prefix("Mcp-Session-Id: "))
+        })
+        .unwrap_or_else(|| panic!("no session id: {text}"))
+        .trim()
+        .to_owned()
+}
+
 /// The JSON-RPC messages of a raw HTTP response (head and body, as [`Served::raw`]
 /// returns it): the body itself when it is `application/json`, else the `data:` lines of
 /// its event stream. The second value is `true` for an event stream.
@@ -548,16 +560,7 @@ fn delete_ends_a_session_whose_server_stopped_reading_at_once() {
     let served = Served::start(dir.path(), "deaf", &deaf);
     let (status, text) = served.post(INIT, "");
     assert_eq!(status, 200, "{text}");
-    let session = text
-        .lines()
-        .find_map(|l| l.strip_prefix("mcp-session-id: "))
-        .or_else(|| {
-            text.lines()
-                .find_map(|l| l.strip_prefix("Mcp-Session-Id: "))
-        })
-        .unwrap_or_else(|| panic!("no session id: {text}"))
-        .trim()
-        .to_owned();
+    let session = session_id(&text);
     // Eight ~900 KiB requests on connections of their own: far more than the pipes hold.
     let big = format!(
         r#"{{"jsonrpc":"2.0","id":ID,"method":"ping","params":{{"pad":"{}"}}}}"#,
@@ -601,6 +604,56 @@ fn delete_ends_a_session_whose_server_stopped_reading_at_once() {
 }
 
 #[test]
+fn requests_whose_answer_cannot_reach_them_do_not_keep_the_session() {
+    // The server answers `initialize`, then never reads: every request waits for the
+    // relay's deadline (30 s), longer than the session's idle timeout.
+    let dir = tempfile::tempdir().unwrap();
+    let deaf = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/e2e/deaf_server.py")
+        .display()
+        .to_string();
+    let tail: Vec<String> = ["--idle-timeout", "2s", "--", "python3", &deaf]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+    let store = format!("sqlite://{}", dir.path().join("bastion.db").display());
+    let served = Served::start_with(dir.path(), &store, "deaf", &tail, &[]);
+    let (status, text) = served.post(INIT, "");
+    assert_eq!(status, 200, "{text}");
+    let session = session_id(&text);
+    let in_session = format!("\nMcp-Session-Id: {session}\nMCP-Protocol-Version: 2025-11-25");
+    // An id longer than the relay takes: refused at once (the relay's refusal cannot
+    // name it, so it would never end this request's stream).
+    let long = format!(
+        r#"{{"jsonrpc":"2.0","id":"{}","method":"ping"}}"#,
+        "a".repeat(2000)
+    );
+    let (status, text) = served.post(&long, &in_session);
+    assert_eq!(status, 400, "{text}");
+    assert!(text.contains("invalid_envelope"), "{text}");
+    // A request whose client leaves before the answer: the session no longer waits for it.
+    let body = r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#;
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}{}\r\n\r\n{body}",
+        served.addr,
+        served.token,
+        body.len(),
+        in_session.replace('\n', "\r\n")
+    );
+    let mut client = TcpStream::connect(&served.addr).unwrap();
+    client.write_all(head.as_bytes()).unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    drop(client);
+    // Idle for 2 s, checked every 2 s: ended well before the relay's 30 s deadline.
+    std::thread::sleep(Duration::from_secs(5));
+    let note = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}"#;
+    let (status, text) = served.post(note, &in_session);
+    assert_eq!(status, 404, "the idle session was ended: {text}");
+    let (code, err) = served.stop();
+    assert_eq!(code, Some(0), "{err:?}");
+}
+
+#[test]
 fn a_panic_while_handling_a_request_answers_it_with_500_and_the_listener_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("bastion.db");
@@ -617,15 +670,7 @@ fn a_panic_while_handling_a_request_answers_it_with_500_and_the_listener_goes_on
     );
     let (status, text) = served.post(INIT, "");
     assert_eq!(status, 200, "{text}");
-    let session = text
-        .lines()
-        .find_map(|l| {
-            l.strip_prefix("mcp-session-id: ")
-                .or_else(|| l.strip_prefix("Mcp-Session-Id: "))
-        })
-        .unwrap_or_else(|| panic!("no session id: {text}"))
-        .trim()
-        .to_owned();
+    let session = session_id(&text);
     let list = r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#;
     let extra = format!("\nMcp-Session-Id: {session}\nMCP-Protocol-Version: 2025-11-25");
     let (status, text) = served.post(list, &extra);
@@ -783,6 +828,27 @@ fn stateless_era_through_serve_matches_direct() {
         assert_eq!(d[3], t[3]);
         // The same inspection as `wrap`: the colour codes are gone.
         assert_eq!(t[2]["contents"][0]["text"], "hello red world");
+    }
+    // Tasks on the shared relay would be every host's: refused, never sent.
+    let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    for (body, headers) in [
+        (
+            format!(r#"{{"jsonrpc":"2.0","id":5,"method":"tasks/list","params":{{{meta}}}}}"#),
+            "\nMcp-Method: tasks/list",
+        ),
+        (
+            format!(
+                r#"{{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":2}},"task":{{"ttl":60000}},{meta}}}}}"#
+            ),
+            "\nMcp-Method: tools/call\nMcp-Name: add",
+        ),
+    ] {
+        let (status, text) = served.post(
+            &body,
+            &format!("\nMCP-Protocol-Version: 2026-07-28{headers}"),
+        );
+        assert_eq!(status, 400, "{text}");
+        assert!(text.contains("tasks_need_session"), "{text}");
     }
     let (code, err) = served.stop();
     assert_eq!(code, Some(0), "{err:?}");
