@@ -409,6 +409,17 @@ fn protocol_version_header_agrees_with_the_body() {
         status(&run("POST", "/mcp", &h, BodySeen::NotRead)),
         Some((400, "http_protocol_version_mismatch"))
     );
+    // So is one that is not text (obs-text, a control): present, so not the default of
+    // an absent header either.
+    for bad in [&b"2025-11-25\xe9"[..], b"\xff", b"2025-11-25\x01"] {
+        let mut h = headers(&[]);
+        h.push(("MCP-Protocol-Version", bad.to_vec()));
+        assert_eq!(
+            status(&run("POST", "/mcp", &h, BodySeen::NotRead)),
+            Some((400, "http_protocol_version_mismatch")),
+            "{bad:?}"
+        );
+    }
 }
 
 #[test]

@@ -29,6 +29,17 @@ pub(crate) fn check_version(
     out: &mut Vec<Rejection>,
 ) {
     let header = view.header_text("mcp-protocol-version");
+    // Present but not visible ASCII text: not a version, and not absent either (absent
+    // means the 2025-03-26 default in a session).
+    if header.is_none() && matches!(view.header("mcp-protocol-version"), Lookup::One(_)) {
+        out.push(Rejection::new(
+            RefusalStatus::BadRequest,
+            Code::HttpProtocolVersionMismatch,
+            "/headers/MCP-Protocol-Version",
+            "MCP-Protocol-Version is not visible ASCII text; refused".to_owned(),
+        ));
+        return;
+    }
     if let Some(v) = header
         && !HANDSHAKE_VERSIONS.contains(&v)
         && !STATELESS_VERSIONS.contains(&v)

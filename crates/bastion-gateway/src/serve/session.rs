@@ -134,7 +134,17 @@ impl Session {
         Self::start_with("stateless".into(), true, cfg, audit)
     }
 
-    fn start_with(id: String, shared: bool, cfg: WrapConfig, audit: AuditSink) -> Arc<Self> {
+    fn start_with(id: String, shared: bool, mut cfg: WrapConfig, audit: AuditSink) -> Arc<Self> {
+        // The listener caps each body at `max_host_frame_bytes` before it reaches the
+        // relay. What it hands on may be longer: a renumbered id (`bastion-N`), or a
+        // re-serialized body whose numbers serde_json writes longer (`1e9` as
+        // `1000000000.0`, at most about four times). The relay must not refuse a body
+        // the gate took for that.
+        cfg.limits.max_host_frame_bytes = cfg
+            .limits
+            .max_host_frame_bytes
+            .saturating_mul(4)
+            .saturating_add(64);
         let (host_side, relay_side) = tokio::io::duplex(PIPE_BYTES);
         let (relay_in, relay_out) = tokio::io::split(relay_side);
         let (from_relay, to_relay) = tokio::io::split(host_side);
@@ -431,6 +441,30 @@ pub(super) fn short(id: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_body_the_listener_reserializes_grows_at_most_fourfold() {
+        // serde_json writes each number in its shortest round-trip form, with `.0` for
+        // integral floats: short exponent forms grow the most.
+        for n in 0..=30 {
+            for token in [
+                format!("1e{n}"),
+                format!("-1e{n}"),
+                format!("1e-{n}"),
+                format!("9E+{n}"),
+            ] {
+                let body = format!("[{}]", vec![token.as_str(); 1000].join(","));
+                let v: Value = serde_json::from_str(&body).unwrap();
+                let out = serde_json::to_vec(&v).unwrap();
+                assert!(
+                    out.len() <= body.len() * 4 + 64,
+                    "{token}: {} -> {}",
+                    body.len(),
+                    out.len()
+                );
+            }
+        }
+    }
 
     #[test]
     fn unread_streams_of_a_session_hold_a_bounded_total_of_unsolicited_messages() {

@@ -829,8 +829,29 @@ fn stateless_era_through_serve_matches_direct() {
         // The same inspection as `wrap`: the colour codes are gone.
         assert_eq!(t[2]["contents"][0]["text"], "hello red world");
     }
-    // Tasks on the shared relay would be every host's: refused, never sent.
     let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+    // A body of exactly the cap (1 MiB) is taken, although the renumbered id makes the
+    // frame the relay gets longer.
+    let head = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":2}},{meta},"pad":""#
+    );
+    let tail = r#""}}"#;
+    let body = format!(
+        "{head}{}{tail}",
+        "x".repeat(1 << 20).get(head.len() + tail.len()..).unwrap()
+    );
+    assert_eq!(body.len(), 1 << 20);
+    let (status, text) = served.post(
+        &body,
+        "\nMCP-Protocol-Version: 2026-07-28\nMcp-Method: tools/call\nMcp-Name: add",
+    );
+    assert_eq!(status, 200, "{}", &text[..text.len().min(600)]);
+    assert!(
+        !text.contains("frame_too_large"),
+        "{}",
+        &text[..text.len().min(600)]
+    );
+    // Tasks on the shared relay would be every host's: refused, never sent.
     for (body, headers) in [
         (
             format!(r#"{{"jsonrpc":"2.0","id":5,"method":"tasks/list","params":{{{meta}}}}}"#),
