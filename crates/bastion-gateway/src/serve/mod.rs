@@ -527,7 +527,11 @@ async fn stateless(
         .and_then(Value::as_str)
         .unwrap_or_default();
     let task_augmented = map.get("params").and_then(|p| p.get("task")).is_some();
-    if method.starts_with("tasks/") || task_augmented {
+    // Case-blind: a server matching method names loosely must not see `Tasks/list`.
+    let tasks_method = method
+        .get(..6)
+        .is_some_and(|p| p.eq_ignore_ascii_case("tasks/"));
+    if tasks_method || task_augmented {
         record(shared, "POST", "refused", "tasks_need_session", bytes).await;
         return jsonrpc_refusal(
             StatusCode::BAD_REQUEST,

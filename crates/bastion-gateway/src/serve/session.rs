@@ -18,10 +18,9 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, WriteHalf};
-use tokio::sync::mpsc;
 
+use super::stream::{Budget, Outlet, STREAM_BUFFER, sse_event, stream_channel};
 pub(super) use super::stream::{Event, Inlet};
-use super::stream::{Outlet, STREAM_BUFFER, STREAM_BYTES, sse_event, stream_channel};
 
 /// Unsolicited messages kept for a `GET` stream that is not open yet; older ones are
 /// dropped beyond it (reported on stderr).
@@ -50,6 +49,8 @@ struct Routes {
     /// Unsolicited messages no stream could take yet, and their bytes.
     backlog: VecDeque<Event>,
     backlog_bytes: usize,
+    /// What all of the session's streams may hold of unsolicited messages.
+    budget: Budget,
     /// The relay has ended (server exited, session deleted).
     ended: bool,
 }
@@ -59,22 +60,15 @@ impl Routes {
     /// else in the backlog (oldest dropped beyond [`BACKLOG`] messages or
     /// [`BACKLOG_BYTES`]); returns how many messages were dropped.
     fn push_unsolicited(&mut self, event: Event) -> usize {
-        // All of the session's open streams together hold at most `STREAM_BYTES` of
-        // unsolicited messages (else one host with many unread `POST` streams holds
-        // 8 MiB on each); beyond it the message waits in the bounded backlog.
-        let held: usize = self.stream.iter().map(Outlet::queued_bytes).sum::<usize>()
-            + self
-                .waiters
-                .values()
-                .map(|w| w.out.queued_bytes())
-                .sum::<usize>();
-        if held + event.len() <= STREAM_BYTES {
-            if self.stream.as_ref().is_some_and(|out| out.try_push(&event)) {
-                return 0;
-            }
-            if self.waiters.values().any(|w| w.out.try_push(&event)) {
-                return 0;
-            }
+        // The streams draw on the session's budget (`stream::Budget`): all of them
+        // together, answered or replaced ones whose reader has not taken their messages
+        // included, hold at most `STREAM_BYTES`; beyond it the message waits in the
+        // bounded backlog.
+        if self.stream.as_ref().is_some_and(|out| out.try_push(&event)) {
+            return 0;
+        }
+        if self.waiters.values().any(|w| w.out.try_push(&event)) {
+            return 0;
         }
         let mut dropped = 0usize;
         while !self.backlog.is_empty()
@@ -190,9 +184,9 @@ impl Session {
         frame: &[u8],
         original: Option<Value>,
     ) -> Result<Inlet, SendError> {
-        let (out, inlet) = stream_channel(STREAM_BUFFER);
-        {
+        let inlet = {
             let mut routes = self.routes();
+            let (out, inlet) = stream_channel(STREAM_BUFFER, &routes.budget);
             if routes.ended {
                 return Err(SendError::Ended);
             }
@@ -203,7 +197,8 @@ impl Session {
                 return Err(SendError::DuplicateId);
             }
             routes.waiters.insert(id.clone(), Waiter { out, original });
-        }
+            inlet
+        };
         if let Err(e) = self.send(frame).await {
             self.routes().waiters.remove(&id);
             return Err(e);
@@ -244,8 +239,8 @@ impl Session {
     /// with the backlog.
     pub(super) fn open_stream(&self) -> Result<Inlet, SendError> {
         self.touch();
-        let (out, inlet) = stream_channel(BACKLOG + STREAM_BUFFER);
         let mut routes = self.routes();
+        let (out, inlet) = stream_channel(BACKLOG + STREAM_BUFFER, &routes.budget);
         if routes.ended {
             return Err(SendError::Ended);
         }
@@ -300,14 +295,8 @@ impl Session {
                     None => sse_event(line),
                 }
                 .answering();
-                // The answer bypasses the unsolicited budget: it always goes out, at once
-                // when the stream has room (the usual case), else as soon as it has.
-                waiter.out.queued.fetch_add(event.len(), Ordering::AcqRel);
-                if let Err(mpsc::error::TrySendError::Full(event)) = waiter.out.tx.try_send(event) {
-                    tokio::spawn(async move {
-                        let _ = waiter.out.tx.send(event).await;
-                    });
-                }
+                // The answer bypasses the unsolicited budget: it always goes out.
+                waiter.out.send_answer(event);
             }
             return;
         }
@@ -371,7 +360,7 @@ async fn route(
             "The server is no longer running (the session ended)",
             serde_json::json!({"reason": "upstream_exited"}),
         );
-        let _ = waiter.out.tx.try_send(sse_event(&frame).answering());
+        waiter.out.send_answer(sse_event(&frame).answering());
     }
     session.close().await;
     let how = match relay.await {
@@ -469,49 +458,61 @@ mod tests {
     #[test]
     fn unread_streams_of_a_session_hold_a_bounded_total_of_unsolicited_messages() {
         let mut routes = Routes::default();
-        // Forty `POST` streams and the `GET` stream, none read.
-        let mut inlets = Vec::new();
-        for i in 0..40 {
-            let (out, inlet) = stream_channel(STREAM_BUFFER);
+        let message = format!(
+            r#"{{"jsonrpc":"2.0","method":"m","params":{{"p":"{}"}}}}"#,
+            "x".repeat(1 << 20)
+        );
+        let mib = || sse_event(message.as_bytes());
+        let wait = |routes: &mut Routes, id: &str| {
+            let (out, inlet) = stream_channel(STREAM_BUFFER, &routes.budget);
             routes.waiters.insert(
-                Id::Str(format!("r{i}")),
+                Id::Str(id.to_owned()),
                 Waiter {
                     out,
                     original: None,
                 },
             );
-            inlets.push(inlet);
+            inlet
+        };
+        // A POST stream takes 5 MiB, then is answered (it leaves the routes) and its
+        // client reads nothing; a replaced GET stream the same.
+        let answered = wait(&mut routes, "a");
+        for _ in 0..5 {
+            assert_eq!(routes.push_unsolicited(mib()), 0);
         }
-        let (out, inlet) = stream_channel(STREAM_BUFFER);
+        if let Some(w) = routes.waiters.remove(&Id::Str("a".into())) {
+            w.out.send_answer(sse_event(b"{}").answering());
+        }
+        let (out, replaced) = stream_channel(BACKLOG + STREAM_BUFFER, &routes.budget);
         routes.stream = Some(out);
-        inlets.push(inlet);
-        let message = format!(
-            r#"{{"jsonrpc":"2.0","method":"m","params":{{"p":"{}"}}}}"#,
-            "x".repeat(1 << 20)
-        );
+        for _ in 0..2 {
+            assert_eq!(routes.push_unsolicited(mib()), 0);
+        }
+        let (out, get) = stream_channel(BACKLOG + STREAM_BUFFER, &routes.budget);
+        routes.stream = Some(out);
+        // Forty more unread POST streams and the new GET stream share what is left.
+        let inlets: Vec<Inlet> = (0..40)
+            .map(|i| wait(&mut routes, &format!("r{i}")))
+            .collect();
         let mut dropped = 0;
         for _ in 0..400 {
-            dropped += routes.push_unsolicited(sse_event(message.as_bytes()));
+            dropped += routes.push_unsolicited(mib());
         }
-        let on_streams: usize = routes
-            .waiters
-            .values()
-            .map(|w| w.out.queued_bytes())
-            .chain(routes.stream.iter().map(Outlet::queued_bytes))
-            .sum();
-        assert!(on_streams <= STREAM_BYTES, "{on_streams}");
+        let held = answered.queued_bytes()
+            + replaced.queued_bytes()
+            + get.queued_bytes()
+            + inlets.iter().map(Inlet::queued_bytes).sum::<usize>();
+        assert!(
+            held <= super::super::stream::STREAM_BYTES + sse_event(b"{}").len(),
+            "{held}"
+        );
         assert!(routes.backlog_bytes <= BACKLOG_BYTES);
         assert!(dropped > 300, "{dropped}");
-        // Once read, the streams take messages again.
-        drop(inlets);
+        // Streams whose readers are gone give their share back.
+        drop((answered, replaced, inlets));
         routes.waiters.clear();
-        let (out, _inlet) = stream_channel(STREAM_BUFFER);
-        routes.stream = Some(out);
-        assert_eq!(routes.push_unsolicited(sse_event(b"{}")), 0);
-        assert_eq!(
-            routes.stream.as_ref().map(Outlet::queued_bytes),
-            Some(sse_event(b"{}").len())
-        );
+        assert_eq!(routes.push_unsolicited(mib()), 0);
+        assert!(get.queued_bytes() > 1 << 20);
     }
 
     #[test]

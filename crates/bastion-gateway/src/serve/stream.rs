@@ -5,45 +5,79 @@
 use serde_json::Value;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 /// Messages buffered per event stream before a slow reader loses unsolicited ones.
 pub(super) const STREAM_BUFFER: usize = 64;
 /// Bytes of unsolicited messages buffered at most on one event stream, and on all of a
-/// session's streams together (`Routes::push_unsolicited`); an answer to a stream's own
-/// request is always delivered.
+/// session's streams together ([`Budget`]); an answer to a stream's own request is always
+/// delivered.
 pub(super) const STREAM_BYTES: usize = 8 * 1024 * 1024;
+
+/// A session's budget for unsolicited messages: [`STREAM_BYTES`] permits, one per byte,
+/// that each queued message holds until its stream's reader takes it or the stream is
+/// dropped. It counts every stream of the session, answered and replaced ones included,
+/// whose reader has not taken what was queued on it.
+pub(super) struct Budget(Arc<Semaphore>);
+
+impl Default for Budget {
+    fn default() -> Self {
+        Self(Arc::new(Semaphore::new(STREAM_BYTES)))
+    }
+}
+
+/// One queued event and the share of its session's [`Budget`] it holds (none for an
+/// answer, which is always delivered).
+struct Queued {
+    event: Event,
+    _share: Option<OwnedSemaphorePermit>,
+}
 
 /// The sending side of one event stream, with the bytes it holds unread.
 pub(super) struct Outlet {
-    pub(super) tx: mpsc::Sender<Event>,
-    pub(super) queued: Arc<AtomicUsize>,
+    tx: mpsc::Sender<Queued>,
+    queued: Arc<AtomicUsize>,
+    budget: Arc<Semaphore>,
 }
 
 /// The receiving side of one event stream (what the HTTP response body reads).
 pub(super) struct Inlet {
-    rx: mpsc::Receiver<Event>,
+    rx: mpsc::Receiver<Queued>,
     queued: Arc<AtomicUsize>,
 }
 
-pub(super) fn stream_channel(capacity: usize) -> (Outlet, Inlet) {
+/// A stream holding at most `capacity` events, drawing on the session's `budget` for
+/// unsolicited ones.
+pub(super) fn stream_channel(capacity: usize, budget: &Budget) -> (Outlet, Inlet) {
     let (tx, rx) = mpsc::channel(capacity);
     let queued = Arc::new(AtomicUsize::new(0));
     (
         Outlet {
             tx,
             queued: queued.clone(),
+            budget: budget.0.clone(),
         },
         Inlet { rx, queued },
     )
 }
 
 impl Outlet {
-    /// Queues an unsolicited `event` unless the stream is full (count or bytes) or gone.
+    /// Queues an unsolicited `event` unless the stream is full (count or bytes), the
+    /// session's budget is used up, or the stream is gone.
     pub(super) fn try_push(&self, event: &Event) -> bool {
         let n = event.len();
+        let Some(share) = u32::try_from(n)
+            .ok()
+            .and_then(|n| self.budget.clone().try_acquire_many_owned(n).ok())
+        else {
+            return false;
+        };
+        let item = Queued {
+            event: event.clone(),
+            _share: Some(share),
+        };
         if self.queued.fetch_add(n, Ordering::AcqRel) + n > STREAM_BYTES
-            || self.tx.try_send(event.clone()).is_err()
+            || self.tx.try_send(item).is_err()
         {
             self.queued.fetch_sub(n, Ordering::AcqRel);
             return false;
@@ -51,9 +85,19 @@ impl Outlet {
         true
     }
 
-    /// Bytes of events queued on this stream and not yet read.
-    pub(super) fn queued_bytes(&self) -> usize {
-        self.queued.load(Ordering::Acquire)
+    /// Queues the answer that ends this stream, outside any budget: at once when the
+    /// stream has room (the usual case), else as soon as it has.
+    pub(super) fn send_answer(self, event: Event) {
+        self.queued.fetch_add(event.len(), Ordering::AcqRel);
+        let item = Queued {
+            event,
+            _share: None,
+        };
+        if let Err(mpsc::error::TrySendError::Full(item)) = self.tx.try_send(item) {
+            tokio::spawn(async move {
+                let _ = self.tx.send(item).await;
+            });
+        }
     }
 
     pub(super) fn is_closed(&self) -> bool {
@@ -62,13 +106,20 @@ impl Outlet {
 }
 
 impl Inlet {
-    /// The next event, `None` once the stream has ended.
+    /// Bytes of events queued on this stream and not yet read.
+    #[cfg(test)]
+    pub(super) fn queued_bytes(&self) -> usize {
+        self.queued.load(Ordering::Acquire)
+    }
+
+    /// The next event, `None` once the stream has ended; its budget share is given back.
     pub(super) async fn recv(&mut self) -> Option<Event> {
-        let event = self.rx.recv().await?;
-        self.queued.fetch_sub(event.len(), Ordering::AcqRel);
-        Some(event)
+        let item = self.rx.recv().await?;
+        self.queued.fetch_sub(item.event.len(), Ordering::AcqRel);
+        Some(item.event)
     }
 }
+
 /// What [`sse_event`] puts before the message.
 const SSE_PREFIX: &[u8] = b"event: message\ndata: ";
 /// What it puts after.

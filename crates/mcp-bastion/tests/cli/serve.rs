@@ -859,6 +859,12 @@ fn stateless_era_through_serve_matches_direct() {
         ),
         (
             format!(
+                r#"{{"jsonrpc":"2.0","id":5,"method":"TASKS/result","params":{{"taskId":"t",{meta}}}}}"#
+            ),
+            "\nMcp-Method: TASKS/result",
+        ),
+        (
+            format!(
                 r#"{{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":2}},"task":{{"ttl":60000}},{meta}}}}}"#
             ),
             "\nMcp-Method: tools/call\nMcp-Name: add",
