@@ -89,6 +89,14 @@ impl Pending {
         self.next_deadline()
     }
 
+    /// Lets go of the frame kept for pending host request `id` (the host cancelled it:
+    /// no -32042 answer will need its digest).
+    pub(crate) fn forget_frame(&mut self, id: &Id) {
+        if let Some(req) = self.host.get_mut(id) {
+            req.frame = None;
+        }
+    }
+
     pub(crate) fn take_host(&mut self, id: &Id) -> Option<HostRequest> {
         let req = self.host.remove(id)?;
         self.deadlines.remove(&(req.deadline, req.seq));
@@ -142,5 +150,35 @@ impl Pending {
 
     pub(crate) fn take_server(&mut self, id: &Id) -> Option<String> {
         self.server.remove(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cancelled_request_lets_go_of_its_frame_and_stays_pending() {
+        let mut p = Pending::default();
+        let id = Id::Int(7);
+        let frame: std::sync::Arc<[u8]> = vec![b'x'; 1 << 20].into();
+        let extra = RequestExtra {
+            frame: Some(frame),
+            ..RequestExtra::default()
+        };
+        p.add_host(
+            id.clone(),
+            "tools/call".into(),
+            Some("slow".into()),
+            Value::from(7),
+            Instant::now(),
+            extra,
+        );
+        p.forget_frame(&id);
+        p.forget_frame(&Id::Int(8));
+        let req = p
+            .take_host(&id)
+            .expect("still pending: the answer is still routed");
+        assert!(req.frame.is_none());
     }
 }

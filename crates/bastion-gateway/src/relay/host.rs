@@ -503,6 +503,10 @@ impl Relay {
                 let was_held = st.held.contains(&held);
                 if was_held {
                     st.cancelled.insert(held);
+                } else {
+                    // Forwarded: the server may still answer, but the frame kept for it
+                    // (up to `max_host_frame_bytes`) is no longer needed.
+                    st.pending.forget_frame(&held);
                 }
                 was_held
             };

@@ -56,6 +56,21 @@ struct Routes {
 }
 
 impl Routes {
+    /// Removes the `POST` streams whose client left (the connection closed before the
+    /// answer) and returns their request ids: their answers would be dropped anyway.
+    fn take_abandoned(&mut self) -> Vec<Id> {
+        let gone: Vec<Id> = self
+            .waiters
+            .iter()
+            .filter(|(_, w)| w.out.is_closed())
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in &gone {
+            self.waiters.remove(id);
+        }
+        gone
+    }
+
     /// Puts an unsolicited message on the `GET` stream, else on an open `POST` stream,
     /// else in the backlog (oldest dropped beyond [`BACKLOG`] messages or
     /// [`BACKLOG_BYTES`]); returns how many messages were dropped.
@@ -190,20 +205,37 @@ impl Session {
             if routes.ended {
                 return Err(SendError::Ended);
             }
-            // Streams whose client left (the POST's connection closed before the answer)
-            // wait for nothing: their answers would be dropped anyway.
-            routes.waiters.retain(|_, w| !w.out.is_closed());
+            let abandoned = routes.take_abandoned();
             if routes.waiters.contains_key(&id) {
                 return Err(SendError::DuplicateId);
             }
             routes.waiters.insert(id.clone(), Waiter { out, original });
-            inlet
+            (inlet, abandoned)
         };
+        let (inlet, abandoned) = inlet;
+        self.cancel(abandoned).await;
         if let Err(e) = self.send(frame).await {
             self.routes().waiters.remove(&id);
             return Err(e);
         }
         Ok(inlet)
+    }
+
+    /// Cancels in the relay the requests `ids` whose client left
+    /// ([`Routes::take_abandoned`]): the server gets `notifications/cancelled`, and the
+    /// relay lets go of the frame it kept for each.
+    async fn cancel(&self, ids: Vec<Id>) {
+        for id in ids {
+            let cancel = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": id.to_value(), "reason": "the client closed the connection"}});
+            if self
+                .send(&serde_json::to_vec(&cancel).unwrap_or_default())
+                .await
+                .is_err()
+            {
+                break;
+            }
+        }
     }
 
     /// Hands one host notification or response to the relay.

@@ -654,6 +654,71 @@ fn requests_whose_answer_cannot_reach_them_do_not_keep_the_session() {
 }
 
 #[test]
+fn a_request_whose_client_left_is_cancelled_in_the_relay() {
+    let dir = tempfile::tempdir().unwrap();
+    allow_tools_of(dir.path(), "fault");
+    let log = dir.path().join("fault.log");
+    let server = vec![
+        "python3".to_owned(),
+        super::faults::fault_server().display().to_string(),
+    ];
+    let tail: Vec<String> = std::iter::once("--".to_owned()).chain(server).collect();
+    let store = format!("sqlite://{}", dir.path().join("bastion.db").display());
+    let served = Served::start_with(
+        dir.path(),
+        &store,
+        "fault",
+        &tail,
+        &[("FAULT_LOG", log.to_str().unwrap())],
+    );
+    let mut host = HttpSession::open(&served);
+    host.request("tools/list", &json!({}));
+    // A call the server never answers, on a connection the client closes.
+    let sid = host.sid.clone();
+    let abandon = |id: i64| {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                          "params": {"name": "slow", "arguments": {}}})
+        .to_string();
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: {}\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{body}",
+            served.addr,
+            served.token,
+            sid,
+            body.len()
+        );
+        let mut client = TcpStream::connect(&served.addr).unwrap();
+        client.write_all(head.as_bytes()).unwrap();
+        std::thread::sleep(Duration::from_millis(500));
+        drop(client);
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let cancelled = |id: i64| {
+        (0..60).any(|_| {
+            std::thread::sleep(Duration::from_millis(100));
+            std::fs::read_to_string(&log)
+                .unwrap_or_default()
+                .lines()
+                .any(|l| {
+                    serde_json::from_str::<Value>(l).is_ok_and(|m| {
+                        m["method"] == "notifications/cancelled" && m["params"]["requestId"] == id
+                    })
+                })
+        })
+    };
+    // The session's next request: the listener finds the stream gone and the server is
+    // told, long before the call's 120 s deadline.
+    abandon(7);
+    host.request("tools/list", &json!({}));
+    assert!(
+        cancelled(7),
+        "{}",
+        std::fs::read_to_string(&log).unwrap_or_default()
+    );
+    let (code, err) = served.stop();
+    assert_eq!(code, Some(0), "{err:?}");
+}
+
+#[test]
 fn a_panic_while_handling_a_request_answers_it_with_500_and_the_listener_goes_on() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("bastion.db");
