@@ -284,6 +284,5 @@ impl ApprovedRound {
 
 /// A `requestState` as remembered: SHA-256, hex (the state itself may be large).
 fn state_digest(state: &str) -> String {
-    use sha2::Digest as _;
-    hex::encode(sha2::Sha256::digest(state.as_bytes()))
+    bastion_core::pins::sha256_hex(state.as_bytes())
 }
