@@ -92,9 +92,10 @@ impl Relay {
         // A stateless-era retry carrying Bastion's own requestState and the user's answer.
         let retry = self.take_retry(&mut held);
         // A later round of a call the user approved: the server answered it with its own
-        // `input_required` and the host now retries with the server's `requestState` and
-        // its `inputResponses`. Same tool, same arguments: no second question.
-        if retry.is_none() && self.approved_round(&held.params) {
+        // `input_required` and the host now retries with the `requestState` Bastion gave
+        // it for that round and its `inputResponses`. Same tool, same arguments: no second
+        // question (the server gets its own `requestState` back).
+        if retry.is_none() && self.approved_round(&mut held) {
             self.release(&held.id);
             let ev = Ev::new("gateway", "request", Verdict::Allow, held.frame.len())
                 .method("tools/call")

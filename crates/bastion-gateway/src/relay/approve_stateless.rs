@@ -153,11 +153,7 @@ impl Relay {
             return Some(Err("replayed"));
         }
         // What the server gets: the params the user approved.
-        if let Ok(mut map) = json::parse_frame(&held.frame, self.limits.max_depth) {
-            map.insert("params".into(), original.clone());
-            held.frame = serde_json::to_vec(&map).unwrap_or_default();
-        }
-        held.params = original;
+        self.set_held_params(held, original);
         let answer = responses
             .as_ref()
             .and_then(|r| r.get(INPUT_KEY))
@@ -187,71 +183,129 @@ impl Relay {
     }
 
     /// The server answered an approved call (request `params`) with its own
-    /// `input_required`: the host's next round with the `requestState` it issued (or,
-    /// when it issued none, one round without) runs without a second question.
-    pub(super) fn server_asked_round(&self, params: Option<&Value>, request_state: Option<&Value>) {
-        let Some(digest) = params.and_then(|p| self.round_digest(p)) else {
-            return;
+    /// `input_required` carrying `request_state` (or none): returns the `requestState`
+    /// the host gets instead, `mcp-bastion-round:` + a token sealed with this gateway's
+    /// key for the call digest and a one-time round id (+ `:` + the server's own state).
+    /// Only the host this answer goes to holds it, so another host of a shared relay
+    /// cannot run the round by guessing the server's state (or by sending none);
+    /// [`Relay::approved_round`] gives the server its own state back. `None` (the
+    /// server's state goes to the host as it is, and the next round is asked like a new
+    /// call): the call was not approved or its approval has expired, the state is not a
+    /// string, or [`MAX_ROUND_STATES`] rounds are already waiting.
+    pub(super) fn server_asked_round(
+        &self,
+        params: Option<&Value>,
+        request_state: Option<&Value>,
+    ) -> Option<String> {
+        let server_state = match request_state {
+            None => None,
+            Some(Value::String(s)) => Some(s.as_str()),
+            Some(_) => return None,
         };
+        let digest = params.and_then(|p| self.round_digest(p))?;
         let t = crate::now_ms().unsigned_abs();
-        let mut st = self.state();
-        let Some(round) = st.approved_rounds.get_mut(&digest).filter(|r| r.is_live(t)) else {
-            return;
-        };
-        match request_state.and_then(Value::as_str) {
-            Some(state) => {
-                if round.states.len() < MAX_ROUND_STATES {
-                    round.states.push(state_digest(state));
-                }
+        let n = self.own_seq.fetch_add(1, Ordering::Relaxed);
+        let round_id = format!("{OWN_ID_PREFIX}{:x}-round-{n}", self.own_nonce);
+        let expires_at_ms = {
+            let mut st = self.state();
+            let round = st
+                .approved_rounds
+                .get_mut(&digest)
+                .filter(|r| r.is_live(t))?;
+            if round.issued.len() >= MAX_ROUND_STATES {
+                return None;
             }
-            None => round.without_state = (round.without_state + 1).min(MAX_ROUND_STATES),
-        }
+            round
+                .issued
+                .push((round_id.clone(), server_state.map(state_digest)));
+            round.expires_ms
+        };
+        let token = bastion_core::confirm::seal(
+            &self.state_key,
+            &bastion_core::confirm::Claims {
+                pending: round_id,
+                digest,
+                expires_at_ms,
+            },
+        );
+        Some(match server_state {
+            Some(state) => format!("{ROUND_PREFIX}{token}:{state}"),
+            None => format!("{ROUND_PREFIX}{token}"),
+        })
     }
 
-    /// Whether `params` (carrying `requestState` or `inputResponses`) are a round the
-    /// server asked for of a call approved within `[confirmation] timeout_ms`: the digest
-    /// of the params without those members is an approval's, and the `requestState` is
-    /// one the server issued for it since (each is used once; without `requestState`,
-    /// one of the rounds the server asked for without one). A `requestState` the server
-    /// never issued (made up by a host, or another host's on a shared relay) is asked
-    /// like a new call.
-    pub(super) fn approved_round(&self, params: &Value) -> bool {
-        let Some(obj) = params.as_object() else {
+    /// Whether `held` is a round the server asked for of a call approved within
+    /// `[confirmation] timeout_ms`: its `requestState` is one [`Relay::server_asked_round`]
+    /// gave out for the digest of these params without `requestState` and
+    /// `inputResponses`, unexpired and unused (each is used once), carrying the server's
+    /// state unaltered. Then the held call is rewritten to carry the server's own
+    /// `requestState` (none when it issued none) and `true` is returned. Anything else
+    /// (a made-up or altered token, the server's raw state, none at all, another call's
+    /// round) is asked like a new call.
+    pub(super) fn approved_round(&self, held: &mut HeldCall) -> bool {
+        let Some(rest) = held
+            .params
+            .get("requestState")
+            .and_then(Value::as_str)
+            .and_then(|s| s.strip_prefix(ROUND_PREFIX))
+        else {
             return false;
         };
-        if !obj.contains_key("requestState") && !obj.contains_key("inputResponses") {
-            return false;
-        }
-        let Some(digest) = self.round_digest(params) else {
+        let (token, server_state) = match rest.split_once(':') {
+            Some((token, state)) => (token, Some(state.to_owned())),
+            None => (rest, None),
+        };
+        let Some(digest) = self.round_digest(&held.params) else {
             return false;
         };
         let t = crate::now_ms().unsigned_abs();
-        let mut st = self.state();
-        let Some(round) = st.approved_rounds.get_mut(&digest).filter(|r| r.is_live(t)) else {
+        let Ok(claims) = bastion_core::confirm::open(&self.state_key, token, t, &digest) else {
             return false;
         };
-        match obj.get("requestState") {
-            Some(state) => {
-                let Some(state) = state.as_str() else {
-                    return false;
-                };
-                let want = state_digest(state);
-                let Some(i) = round.states.iter().position(|s| *s == want) else {
-                    return false;
-                };
-                round.states.swap_remove(i);
-                true
-            }
-            None if round.without_state > 0 => {
-                round.without_state -= 1;
-                true
-            }
-            None => false,
+        {
+            let mut st = self.state();
+            let Some(round) = st.approved_rounds.get_mut(&digest).filter(|r| r.is_live(t)) else {
+                return false;
+            };
+            let want = server_state.as_deref().map(state_digest);
+            let Some(i) = round
+                .issued
+                .iter()
+                .position(|(id, state)| *id == claims.pending && *state == want)
+            else {
+                return false;
+            };
+            round.issued.swap_remove(i);
         }
+        let mut params = held.params.clone();
+        if let Some(obj) = params.as_object_mut() {
+            match server_state {
+                Some(state) => {
+                    obj.insert("requestState".into(), Value::String(state));
+                }
+                None => {
+                    obj.remove("requestState");
+                }
+            }
+        }
+        self.set_held_params(held, params);
+        true
+    }
+
+    /// Rewrites a held call's `params` (and its frame, what the server gets).
+    fn set_held_params(&self, held: &mut HeldCall, params: Value) {
+        if let Ok(mut map) = json::parse_frame(&held.frame, self.limits.max_depth) {
+            map.insert("params".into(), params.clone());
+            held.frame = serde_json::to_vec(&map).unwrap_or_default();
+        }
+        held.params = params;
     }
 }
 
-/// `requestState`s (and rounds without one) remembered per approved call at most.
+/// What a `requestState` Bastion gives out for a server's round starts with.
+const ROUND_PREFIX: &str = "mcp-bastion-round:";
+
+/// Rounds given out per approved call and not yet used, at most.
 const MAX_ROUND_STATES: usize = 16;
 
 /// A call a human approved: until when later rounds may run without a second question,
@@ -260,10 +314,9 @@ const MAX_ROUND_STATES: usize = 16;
 pub(super) struct ApprovedRound {
     /// Unix time (ms) after which no round runs without asking.
     expires_ms: u64,
-    /// SHA-256 (hex) of each `requestState` the server issued for this call, unused.
-    states: Vec<String>,
-    /// Rounds the server asked for without a `requestState`, unused.
-    without_state: usize,
+    /// Each round given out and unused: its one-time id (sealed in the host's token) and
+    /// the SHA-256 (hex) of the server's `requestState`, `None` when it issued none.
+    issued: Vec<(String, Option<String>)>,
 }
 
 impl ApprovedRound {
@@ -271,8 +324,7 @@ impl ApprovedRound {
     pub(super) fn until(expires_ms: u64) -> Self {
         Self {
             expires_ms,
-            states: Vec::new(),
-            without_state: 0,
+            issued: Vec::new(),
         }
     }
 

@@ -183,11 +183,15 @@ impl Relay {
                 Ok(shown) => {
                     input_rewritten = shown != result;
                     result = shown;
-                    if req.method == "tools/call" {
-                        self.server_asked_round(
-                            request_params.as_ref(),
-                            result.get("requestState"),
-                        );
+                    if req.method == "tools/call"
+                        && let Some(state) = self
+                            .server_asked_round(request_params.as_ref(), result.get("requestState"))
+                        && let Some(obj) = result.as_object_mut()
+                    {
+                        // A round of an approved call: the host gets a requestState only
+                        // it can use for it (see `server_asked_round`).
+                        obj.insert("requestState".into(), Value::String(state));
+                        input_rewritten = true;
                     }
                 }
                 Err(refused) => {

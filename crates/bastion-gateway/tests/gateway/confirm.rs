@@ -637,6 +637,83 @@ async fn stateless_hosts_confirm_through_input_required_and_a_sealed_request_sta
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_approval_covers_only_the_rounds_the_server_asked_for_each_once() {
     let dir = tempfile::tempdir().unwrap();
+    let mut host = stateless_host(&dir).await;
+    let params = json!({"name": "write_file", "arguments": {"path": "/tmp/r", "content": "ask"}, "_meta": stateless_meta()});
+    let with = |state: Option<&str>, responses: Value| {
+        let mut p = params.clone();
+        if let Some(state) = state {
+            p["requestState"] = json!(state);
+        }
+        p["inputResponses"] = responses;
+        p
+    };
+    // The user approves the call; the server then asks for input of its own.
+    let round = approve_then_server_round(&mut host, &params).await;
+    let round_state = round["result"]["requestState"].as_str().unwrap().to_owned();
+    // The host gets a state of Bastion's wrapping the server's, not the server's alone.
+    assert!(
+        round_state.starts_with("mcp-bastion-round:") && round_state.ends_with(":srv-round-1"),
+        "{round}"
+    );
+    assert!(
+        round["result"]["inputRequests"].get("enc").is_some(),
+        "{round}"
+    );
+    let answer = json!({"enc": {"action": "accept", "content": {"encoding": "utf-8"}}});
+    // A round the server never asked for is a new call, never run without a question: a
+    // made-up requestState, none at all, a state of another call, the server's own state
+    // (guessable by another host of a shared relay), Bastion's wrapping with the server's
+    // part or the seal altered. (With a requestState that is not Bastion's approval
+    // token, Bastion cannot ask through its own and refuses.)
+    let token_part = round_state.rsplit_once(':').unwrap().0.to_owned();
+    let mut altered_seal = round_state.clone().into_bytes();
+    let at = "mcp-bastion-round:v1.".len() + 2;
+    altered_seal[at] = if altered_seal[at] == b'A' { b'B' } else { b'A' };
+    let altered_seal = String::from_utf8(altered_seal).unwrap();
+    let other_server_part = format!("{token_part}:srv-round-2");
+    for state in [
+        Some("made-up-by-another-host"),
+        None,
+        Some("srv-round-2"),
+        Some("srv-round-1"),
+        Some(token_part.as_str()),
+        Some(other_server_part.as_str()),
+        Some(altered_seal.as_str()),
+    ] {
+        let r = host
+            .request("tools/call", with(state, answer.clone()), Answer::Nothing)
+            .await;
+        assert!(asked_or_refused(&r), "{state:?}: {r}");
+    }
+    assert!(host.received().await.is_empty());
+    // The round the server asked for runs without a second question, once, and the
+    // server gets its own requestState back.
+    let r = host
+        .request(
+            "tools/call",
+            with(Some(&round_state), answer.clone()),
+            Answer::Nothing,
+        )
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "wrote /tmp/r", "{r}");
+    let r = host
+        .request(
+            "tools/call",
+            with(Some(&round_state), answer.clone()),
+            Answer::Nothing,
+        )
+        .await;
+    assert!(asked_or_refused(&r), "a replayed round is not run: {r}");
+    let received = host.received().await;
+    assert_eq!(received.len(), 1, "{received:?}");
+    assert_eq!(received[0]["requestState"], "srv-round-1", "{received:?}");
+    assert_eq!(received[0]["inputResponses"], answer);
+    host.finish().await;
+}
+
+/// A 2026-07-28 host (form elicitation declared) of the confirmation server under the
+/// default policy (every call asks), its tools listed.
+async fn stateless_host(dir: &tempfile::TempDir) -> TestHost {
     let store = Store::open("sqlite::memory:").await.unwrap();
     let mut host = TestHost::start_bare(
         &store,
@@ -649,67 +726,68 @@ async fn an_approval_covers_only_the_rounds_the_server_asked_for_each_once() {
         Answer::Nothing,
     )
     .await;
-    let params = json!({"name": "write_file", "arguments": {"path": "/tmp/r", "content": "ask"}, "_meta": stateless_meta()});
-    let with = |state: Option<&str>, responses: Value| {
-        let mut p = params.clone();
-        if let Some(state) = state {
-            p["requestState"] = json!(state);
-        }
-        p["inputResponses"] = responses;
-        p
-    };
-    let asked_by_bastion = |r: &Value| {
-        r["result"]["resultType"] == "input_required"
-            && r["result"]["inputRequests"]
-                .get("mcp-bastion-approval")
-                .is_some()
-    };
-    // The user approves the call; the server then asks for input of its own.
+    host
+}
+
+/// Sends `params` (a `write_file` the server answers with its own `input_required`),
+/// approves Bastion's question and returns the server's round as the host gets it.
+async fn approve_then_server_round(host: &mut TestHost, params: &Value) -> Value {
     let r = host
         .request("tools/call", params.clone(), Answer::Nothing)
         .await;
     assert!(asked_by_bastion(&r), "{r}");
-    let token = r["result"]["requestState"].as_str().unwrap().to_owned();
-    let accept =
+    let mut retry = params.clone();
+    retry["requestState"] = r["result"]["requestState"].clone();
+    retry["inputResponses"] =
         json!({"mcp-bastion-approval": {"action": "accept", "content": {"approve": true}}});
-    let r = host
-        .request("tools/call", with(Some(&token), accept), Answer::Nothing)
-        .await;
-    assert_eq!(r["result"]["requestState"], "srv-round-1", "{r}");
-    assert!(r["result"]["inputRequests"].get("enc").is_some(), "{r}");
-    let answer = json!({"enc": {"action": "accept", "content": {"encoding": "utf-8"}}});
-    // A round the server never asked for is a new call, never run without a question: a
-    // made-up requestState, none at all, or a state of another call. (With a requestState
-    // that is not Bastion's, Bastion cannot ask through its own and refuses.)
-    for state in [Some("made-up-by-another-host"), None, Some("srv-round-2")] {
-        let r = host
-            .request("tools/call", with(state, answer.clone()), Answer::Nothing)
-            .await;
-        let refused = r["error"]["data"]["reason"] == "approval_unavailable";
-        assert!(asked_by_bastion(&r) || refused, "{state:?}: {r}");
-    }
-    assert!(host.received().await.is_empty());
-    // The round the server asked for runs without a second question, once.
-    let r = host
-        .request(
-            "tools/call",
-            with(Some("srv-round-1"), answer.clone()),
-            Answer::Nothing,
-        )
-        .await;
-    assert_eq!(r["result"]["content"][0]["text"], "wrote /tmp/r", "{r}");
-    let r = host
-        .request(
-            "tools/call",
-            with(Some("srv-round-1"), answer.clone()),
-            Answer::Nothing,
-        )
-        .await;
+    let round = host.request("tools/call", retry, Answer::Nothing).await;
+    assert_eq!(round["result"]["resultType"], "input_required", "{round}");
+    round
+}
+
+/// Whether a stateless-era answer is Bastion's own approval question.
+fn asked_by_bastion(r: &Value) -> bool {
+    r["result"]["resultType"] == "input_required"
+        && r["result"]["inputRequests"]
+            .get("mcp-bastion-approval")
+            .is_some()
+}
+
+/// Whether a call was not run: asked again, or refused for want of a way to ask.
+fn asked_or_refused(r: &Value) -> bool {
+    asked_by_bastion(r) || r["error"]["data"]["reason"] == "approval_unavailable"
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_round_without_request_state_runs_only_with_the_state_bastion_gave() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut host = stateless_host(&dir).await;
+    let params = json!({"name": "write_file", "arguments": {"path": "/tmp/s", "content": "ask-stateless"}, "_meta": stateless_meta()});
+    let round = approve_then_server_round(&mut host, &params).await;
+    let round_state = round["result"]["requestState"].as_str().unwrap().to_owned();
+    assert!(round_state.starts_with("mcp-bastion-round:v1."), "{round}");
     assert!(
-        asked_by_bastion(&r) || r["error"]["data"]["reason"] == "approval_unavailable",
-        "a replayed round is not run: {r}"
+        !round_state["mcp-bastion-round:".len()..].contains(':'),
+        "{round}"
     );
-    assert_eq!(host.received().await.len(), 1);
+    let answer = json!({"enc": {"action": "accept", "content": {"encoding": "latin1"}}});
+    let mut without = params.clone();
+    without["inputResponses"] = answer.clone();
+    // Without a requestState (what another host could send), the round is a new call.
+    let r = host
+        .request("tools/call", without.clone(), Answer::Nothing)
+        .await;
+    assert!(asked_or_refused(&r), "{r}");
+    assert!(host.received().await.is_empty());
+    let mut with = without;
+    with["requestState"] = json!(round_state);
+    let r = host.request("tools/call", with, Answer::Nothing).await;
+    assert_eq!(r["result"]["content"][0]["text"], "wrote /tmp/s", "{r}");
+    // The server, which issued no requestState, gets none.
+    let received = host.received().await;
+    assert_eq!(received.len(), 1, "{received:?}");
+    assert!(received[0].get("requestState").is_none(), "{received:?}");
+    assert_eq!(received[0]["inputResponses"], answer);
     host.finish().await;
 }
 

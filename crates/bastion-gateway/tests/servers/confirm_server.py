@@ -9,7 +9,8 @@ tools/call name   what the server does
 write_file        destructive; answers "wrote <path>"; with content "ask" and no
                   inputResponses it answers (2026-07-28 style) input_required with a
                   form asking for an encoding and requestState "srv-round-N" (N counts
-                  these answers), and only a retry carrying inputResponses writes
+                  these answers), and only a retry carrying inputResponses writes;
+                  content "ask-stateless" does the same without a requestState
 read_file         readOnlyHint: true; answers "read <path>"
 calls             answers with the JSON list of every tools/call params received so
                   far (its own calls excluded)
@@ -90,13 +91,16 @@ def main():
             if name == "calls":
                 text(mid, json.dumps(received))
                 continue
-            if name == "write_file" and args.get("content") == "ask" and "inputResponses" not in params:
+            if name == "write_file" and args.get("content") in ("ask", "ask-stateless") \
+                    and "inputResponses" not in params:
                 asked += 1
-                send({"jsonrpc": "2.0", "id": mid, "result": {
-                    "resultType": "input_required", "requestState": "srv-round-" + str(asked),
+                result = {"resultType": "input_required",
                     "inputRequests": {"enc": {"method": "elicitation/create", "params": {
                         "message": "Which encoding?", "requestedSchema": {"type": "object",
-                            "properties": {"encoding": {"type": "string"}}}}}}}})
+                            "properties": {"encoding": {"type": "string"}}}}}}}
+                if args.get("content") == "ask":
+                    result["requestState"] = "srv-round-" + str(asked)
+                send({"jsonrpc": "2.0", "id": mid, "result": result})
                 continue
             received.append(params)
             if name == "write_file":

@@ -90,6 +90,10 @@ def main():
             name = params.get("name")
             args = params.get("arguments") or {}
             if name in ("stateless_password", "stateless_name"):
+                if "inputResponses" in params and params.get("requestState") != "srv-state-" + name:
+                    send({"jsonrpc": "2.0", "id": mid, "error": {
+                        "code": -32602, "message": "requestState is not one this server issued"}})
+                    continue
                 if "inputResponses" in params:
                     send({"jsonrpc": "2.0", "id": mid, "result": {"content": [
                         {"type": "text", "text": json.dumps(params["inputResponses"], sort_keys=True)}]}})
