@@ -11,8 +11,8 @@ use sqlx::QueryBuilder;
 /// One audit event. JSON shape (as printed by `mcp-bastion audit --json`, one per line):
 /// `{"id", "time_ms", "server", "direction", "message_kind", "method", "tool",
 /// "request_id", "verdict", "reason", "codes", "bytes", "removed_chars", "digest",
-/// "instance"}`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// "instance", "count"}`. The default is an empty event standing for one occurrence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuditEvent {
     /// Row id (assigned by the store; 0 before insertion).
     #[serde(default)]
@@ -51,6 +51,41 @@ pub struct AuditEvent {
     /// before the column existed (migration 6).
     #[serde(default)]
     pub instance: Option<String>,
+    /// How many identical events this row stands for, at least 1 (a value below 1 is
+    /// stored as 1). Above 1 only for refusals folded together: past a rate, the
+    /// listener (`serve`) records its gate's refusals of a second as one row per method,
+    /// verdict and reason, `bytes` then being their total (migration 8; 1 for every
+    /// earlier row).
+    #[serde(default = "one")]
+    pub count: i64,
+}
+
+impl Default for AuditEvent {
+    fn default() -> Self {
+        Self {
+            id: 0,
+            time_ms: 0,
+            server: String::new(),
+            direction: String::new(),
+            message_kind: None,
+            method: None,
+            tool: None,
+            request_id: None,
+            verdict: String::new(),
+            reason: None,
+            codes: Vec::new(),
+            bytes: 0,
+            removed_chars: 0,
+            digest: None,
+            instance: None,
+            count: 1,
+        }
+    }
+}
+
+/// Serde's default for [`AuditEvent::count`].
+fn one() -> i64 {
+    1
 }
 
 /// Filter for [`Store::audit_events`].
@@ -86,7 +121,7 @@ impl Store {
             for chunk in insert_chunks(events) {
                 let mut q = QueryBuilder::new(
                     "INSERT INTO audit_events (time_ms, server, direction, message_kind, method, tool, request_id, \
-                     verdict, reason, codes, bytes, removed_chars, digest, instance) ",
+                     verdict, reason, codes, bytes, removed_chars, digest, instance, count) ",
                 );
                 q.push_values(chunk, |mut row, e| {
                     row.push_bind(e.time_ms)
@@ -102,7 +137,8 @@ impl Store {
                         .push_bind(e.bytes)
                         .push_bind(e.removed_chars)
                         .push_bind(&e.digest)
-                        .push_bind(&e.instance);
+                        .push_bind(&e.instance)
+                        .push_bind(e.count.max(1));
                 });
                 q.build().execute(&mut *tx).await?;
             }
@@ -118,7 +154,7 @@ impl Store {
     pub async fn audit_events(&self, query: &AuditQuery) -> Result<Vec<AuditEvent>, StoreError> {
         let mut events = with_pool!(self, pool => sqlx::query(
             "SELECT id, time_ms, server, direction, message_kind, method, tool, request_id, verdict, reason, \
-             codes, bytes, removed_chars, digest, instance FROM audit_events \
+             codes, bytes, removed_chars, digest, instance, count FROM audit_events \
              WHERE ($1 IS NULL OR server = $1) AND ($2 IS NULL OR time_ms >= $2) \
              AND ($4 IS NULL OR instance = $4) ORDER BY id DESC LIMIT $3",
         )
@@ -156,10 +192,11 @@ fn event_from_row(r: &impl Cols) -> AuditEvent {
         removed_chars: r.col("removed_chars"),
         digest: r.col("digest"),
         instance: r.col("instance"),
+        count: r.col("count"),
     }
 }
 
-/// Most rows per audit INSERT statement: 14 bound values each, well under `SQLite`'s limit
+/// Most rows per audit INSERT statement: 15 bound values each, well under `SQLite`'s limit
 /// of 32 766 variables and `PostgreSQL`'s 65 535; one statement per chunk keeps round trips to the database worker
 /// few under load.
 const MAX_ROWS_PER_INSERT: usize = 256;

@@ -82,7 +82,7 @@ impl Cols for PgRow {
 
 /// The store's migrations: `(version, description, SQLite SQL, PostgreSQL SQL)`. The same
 /// version means the same schema change on both backends.
-const MIGRATIONS: [(i64, &str, &str, &str); 7] = [
+const MIGRATIONS: [(i64, &str, &str, &str); 8] = [
     (
         1,
         "audit",
@@ -124,6 +124,12 @@ const MIGRATIONS: [(i64, &str, &str, &str); 7] = [
         "oauth",
         include_str!("../migrations/sqlite/0007_oauth.sql"),
         include_str!("../migrations/postgres/0007_oauth.sql"),
+    ),
+    (
+        8,
+        "audit count",
+        include_str!("../migrations/sqlite/0008_audit_count.sql"),
+        include_str!("../migrations/postgres/0008_audit_count.sql"),
     ),
 ];
 

@@ -106,6 +106,9 @@ impl Relay {
             self.forward_held(held).await;
             return;
         }
+        if retry.is_none() {
+            self.unwrap_round_state(&mut held);
+        }
         let call = match ToolCall::from_params(&held.params) {
             Ok(c) => c,
             Err(e) => {
@@ -383,10 +386,13 @@ impl Relay {
             let mut st = self.state();
             let t = crate::now_ms().unsigned_abs();
             st.approved_rounds.retain(|_, round| round.is_live(t));
-            if st.approved_rounds.len() < 1024 {
+            let until = t.saturating_add(ttl);
+            if let Some(round) = st.approved_rounds.get_mut(&request.digest) {
+                round.renew(until);
+            } else if st.approved_rounds.len() < 1024 {
                 st.approved_rounds.insert(
                     request.digest.clone(),
-                    super::approve_stateless::ApprovedRound::until(t.saturating_add(ttl)),
+                    super::approve_stateless::ApprovedRound::until(until),
                 );
             }
         }

@@ -243,23 +243,23 @@ impl Relay {
     /// (a made-up or altered token, the server's raw state, none at all, another call's
     /// round) is asked like a new call.
     pub(super) fn approved_round(&self, held: &mut HeldCall) -> bool {
-        let Some(rest) = held
+        // A round answers the server's question: without answers it would be the
+        // approved call run afresh.
+        if !held
             .params
-            .get("requestState")
-            .and_then(Value::as_str)
-            .and_then(|s| s.strip_prefix(ROUND_PREFIX))
-        else {
+            .get("inputResponses")
+            .is_some_and(Value::is_object)
+        {
             return false;
-        };
-        let (token, server_state) = match rest.split_once(':') {
-            Some((token, state)) => (token, Some(state.to_owned())),
-            None => (rest, None),
+        }
+        let Some((token, server_state)) = round_parts(&held.params) else {
+            return false;
         };
         let Some(digest) = self.round_digest(&held.params) else {
             return false;
         };
         let t = crate::now_ms().unsigned_abs();
-        let Ok(claims) = bastion_core::confirm::open(&self.state_key, token, t, &digest) else {
+        let Ok(claims) = bastion_core::confirm::open(&self.state_key, &token, t, &digest) else {
             return false;
         };
         {
@@ -277,6 +277,34 @@ impl Relay {
             };
             round.issued.swap_remove(i);
         }
+        self.restore_server_state(held, server_state);
+        true
+    }
+
+    /// A held call that carries a round `requestState` of this gateway's which
+    /// [`Relay::approved_round`] did not accept (expired, used, another call's): the
+    /// server's own state goes back in its place (none when it issued none) before the
+    /// call is decided like a new one, so the server never gets Bastion's wrapping. A
+    /// state that only looks like one (its seal does not verify) is left as the host
+    /// sent it.
+    pub(super) fn unwrap_round_state(&self, held: &mut HeldCall) {
+        let Some((token, server_state)) = round_parts(&held.params) else {
+            return;
+        };
+        let sealed_here = !matches!(
+            bastion_core::confirm::open(&self.state_key, &token, 0, ""),
+            Err(bastion_core::confirm::StateError::Malformed(_)
+                | bastion_core::confirm::StateError::BadMac)
+        );
+        if !sealed_here {
+            return;
+        }
+        self.restore_server_state(held, server_state);
+    }
+
+    /// Puts the server's own `requestState` (none when it issued none) in place of
+    /// Bastion's round state in a held call.
+    fn restore_server_state(&self, held: &mut HeldCall, server_state: Option<String>) {
         let mut params = held.params.clone();
         if let Some(obj) = params.as_object_mut() {
             match server_state {
@@ -289,7 +317,6 @@ impl Relay {
             }
         }
         self.set_held_params(held, params);
-        true
     }
 
     /// Rewrites a held call's `params` (and its frame, what the server gets).
@@ -304,6 +331,30 @@ impl Relay {
 
 /// What a `requestState` Bastion gives out for a server's round starts with.
 const ROUND_PREFIX: &str = "mcp-bastion-round:";
+
+/// The parts of a round state of Bastion's in `params.requestState`: the sealed token
+/// and the server's own state (`None` when it issued none); `None` when the state is not
+/// one (no `mcp-bastion-round:` prefix). Not verified.
+fn round_parts(params: &Value) -> Option<(String, Option<String>)> {
+    let rest = params
+        .get("requestState")?
+        .as_str()?
+        .strip_prefix(ROUND_PREFIX)?;
+    Some(match rest.split_once(':') {
+        Some((token, state)) => (token.to_owned(), Some(state.to_owned())),
+        None => (rest.to_owned(), None),
+    })
+}
+
+/// The server's own `requestState` inside a state a host sent: the part after the
+/// round token when it is Bastion's wrapping (`None` when the server issued none), the
+/// state itself otherwise. Not verified: for looking up what the server asked.
+pub(super) fn server_state_of(host_state: &str) -> Option<&str> {
+    match host_state.strip_prefix(ROUND_PREFIX) {
+        Some(rest) => rest.split_once(':').map(|(_, state)| state),
+        None => Some(host_state),
+    }
+}
 
 /// Rounds given out per approved call and not yet used, at most.
 const MAX_ROUND_STATES: usize = 16;
@@ -326,6 +377,12 @@ impl ApprovedRound {
             expires_ms,
             issued: Vec::new(),
         }
+    }
+
+    /// Approved again (another host, the same call): valid until the later expiry; the
+    /// rounds given out stay usable.
+    pub(super) fn renew(&mut self, expires_ms: u64) {
+        self.expires_ms = self.expires_ms.max(expires_ms);
     }
 
     /// `true` before the expiry.

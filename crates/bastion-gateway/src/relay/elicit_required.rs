@@ -87,7 +87,12 @@ impl Relay {
     /// entry answering a remembered form must fit it. `Err(message)` when one does not
     /// (the retry is refused, not forwarded).
     pub(super) fn check_input_responses(&self, params: &Value) -> Result<(), String> {
-        let Some(state) = params.get("requestState").and_then(Value::as_str) else {
+        // A round of an approved call carries the server's state inside Bastion's.
+        let Some(state) = params
+            .get("requestState")
+            .and_then(Value::as_str)
+            .and_then(super::approve_stateless::server_state_of)
+        else {
             return Ok(());
         };
         let Some((_, forms)) = self.state().stateless_forms.get(state).cloned() else {

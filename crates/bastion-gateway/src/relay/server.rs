@@ -183,16 +183,6 @@ impl Relay {
                 Ok(shown) => {
                     input_rewritten = shown != result;
                     result = shown;
-                    if req.method == "tools/call"
-                        && let Some(state) = self
-                            .server_asked_round(request_params.as_ref(), result.get("requestState"))
-                        && let Some(obj) = result.as_object_mut()
-                    {
-                        // A round of an approved call: the host gets a requestState only
-                        // it can use for it (see `server_asked_round`).
-                        obj.insert("requestState".into(), Value::String(state));
-                        input_rewritten = true;
-                    }
                 }
                 Err(refused) => {
                     self.audit
@@ -287,6 +277,20 @@ impl Relay {
                 verdict = Verdict::Block;
                 changed = true;
             }
+        }
+        // A round of an approved call that the server asks for (its own `input_required`,
+        // passed every check): the host gets a requestState only it can use for it (see
+        // `server_asked_round`).
+        if req.method == "tools/call"
+            && final_result.get("resultType").and_then(Value::as_str) == Some("input_required")
+            && let Some(state) = self.server_asked_round(
+                params_of(req.frame.as_deref()).as_ref(),
+                final_result.get("requestState"),
+            )
+            && let Some(obj) = final_result.as_object_mut()
+        {
+            obj.insert("requestState".into(), Value::String(state));
+            changed = true;
         }
         // Publisher mode: the contract's cache hints (2026-07-28).
         if self.publish_hints(&req, &mut final_result) {

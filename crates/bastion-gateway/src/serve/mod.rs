@@ -40,6 +40,7 @@ mod listen;
 mod respond;
 mod session;
 mod stream;
+mod tally;
 pub mod token;
 
 use crate::audit::AuditSink;
@@ -110,9 +111,17 @@ struct Shared {
     stateless: Mutex<Option<Arc<Session>>>,
     /// Ids the listener gives stateless requests (`bastion-N`), unique across hosts.
     next_id: std::sync::atomic::AtomicU64,
+    /// The gate's refusals past the audit rate, folded per second.
+    refusals: Mutex<tally::Tally>,
 }
 
 impl Shared {
+    fn refusals(&self) -> std::sync::MutexGuard<'_, tally::Tally> {
+        self.refusals
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
     fn sessions(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Session>>> {
         self.sessions
             .lock()
@@ -178,13 +187,20 @@ pub async fn serve(
         sessions: Mutex::new(HashMap::new()),
         stateless: Mutex::new(None),
         next_id: std::sync::atomic::AtomicU64::new(1),
+        refusals: Mutex::new(tally::Tally::default()),
     });
     let reaper = tokio::spawn(reap_idle(shared.clone()));
+    let folder = tokio::spawn(flush_refusals(Arc::downgrade(&shared)));
     let app = axum::Router::new()
         .fallback(handle)
         .with_state(shared.clone());
     let served = accept_loop(listener, app).await;
     reaper.abort();
+    folder.abort();
+    let folded = shared.refusals().flush_all();
+    for row in folded {
+        shared.audit.record(row).await;
+    }
     let mut sessions: Vec<Arc<Session>> = shared.sessions().drain().map(|(_, s)| s).collect();
     sessions.extend(shared.stateless_relay_take());
     for s in &sessions {
@@ -201,6 +217,22 @@ pub async fn serve(
 impl ServeConfig {
     fn wrap_grace(&self) -> Duration {
         Duration::from_millis(self.wrap.grace_ms)
+    }
+}
+
+/// Records the folded refusals of each ended second (`tally`), also when no further
+/// refusal comes to push them out; ends with the listener.
+async fn flush_refusals(shared: std::sync::Weak<Shared>) {
+    let mut tick = tokio::time::interval(Duration::from_millis(250));
+    loop {
+        tick.tick().await;
+        let Some(shared) = shared.upgrade() else {
+            return;
+        };
+        let rows = shared.refusals().flush_due(crate::now_ms());
+        for row in rows {
+            shared.audit.record(row).await;
+        }
     }
 }
 

@@ -186,7 +186,12 @@ pub(super) async fn record_findings(
         bytes: i64::try_from(seen).unwrap_or(i64::MAX),
         ..AuditEvent::default()
     };
-    shared.audit.record(event).await;
+    // Past the rate, refusals are folded (`tally`): a flood from anyone who can reach
+    // the port, token or not, costs a bounded number of rows per second.
+    let rows = shared.refusals().take(event, crate::now_ms());
+    for row in rows {
+        shared.audit.record(row).await;
+    }
 }
 
 pub(super) async fn record(

@@ -685,6 +685,13 @@ async fn an_approval_covers_only_the_rounds_the_server_asked_for_each_once() {
             .await;
         assert!(asked_or_refused(&r), "{state:?}: {r}");
     }
+    // Bastion's round state without answers would be the approved call run afresh.
+    let mut unanswered = params.clone();
+    unanswered["requestState"] = json!(round_state);
+    let r = host
+        .request("tools/call", unanswered, Answer::Nothing)
+        .await;
+    assert!(asked_or_refused(&r), "no inputResponses: {r}");
     assert!(host.received().await.is_empty());
     // The round the server asked for runs without a second question, once, and the
     // server gets its own requestState back.

@@ -414,6 +414,15 @@ async fn an_approved_call_is_not_asked_again_for_the_servers_own_input_rounds() 
         "{r}"
     );
     assert!(r["result"]["inputRequests"]["q"].is_object(), "{r}");
+    // An answer that does not fit the server's form is refused in that round too.
+    let mut misfit = call.clone();
+    misfit["requestState"] = json!(round);
+    misfit["inputResponses"] = json!({"q": {"action": "accept", "content": {"name": 42}}});
+    let r = h.request("tools/call", misfit, Answer::Nothing).await;
+    assert_eq!(
+        r["error"]["data"]["reason"], "elicitation_answer_invalid",
+        "{r}"
+    );
     // Round 3: the host answers the server; the user is not asked again.
     let mut answered = call.clone();
     answered["requestState"] = json!(round);

@@ -444,8 +444,34 @@ fn the_listener_refuses_rebinding_csrf_missing_tokens_and_oversized_bodies() {
         404,
         "session_not_found",
     );
+    // A flood without a token: every refusal is counted, past 50 a second in folded
+    // rows (`count`), so it cannot write a row per request.
+    let flood = 600;
+    let started = std::time::Instant::now();
+    for _ in 0..flood {
+        let (status, _) = served.raw(
+            &format!("POST /mcp HTTP/1.1\nHost: {addr}\nAuthorization: Bearer {}\nContent-Type: application/json\nAccept: application/json, text/event-stream\nContent-Length: {}", "1".repeat(64), INIT.len()),
+            INIT.as_bytes(),
+        );
+        assert_eq!(status, 401);
+    }
+    let flood_secs = started.elapsed().as_secs();
     let (code, err) = served.stop();
     assert_eq!(code, Some(0), "{err:?}");
+    let unauthorized: Vec<Value> = json_lines(&["--json", "audit", "--limit", "100000"], &store)
+        .into_iter()
+        .filter(|e| e["reason"] == "http_unauthorized")
+        .collect();
+    let counted: i64 = unauthorized
+        .iter()
+        .map(|e| e["count"].as_i64().unwrap())
+        .sum();
+    // The two refusals above, and every one of the flood.
+    assert_eq!(counted, flood + 2, "{unauthorized:?}");
+    if flood_secs <= 3 {
+        // At most 4 windows: 50 rows each plus one folded row.
+        assert!(unauthorized.len() <= 4 * 51, "{} rows", unauthorized.len());
+    }
     // Every refusal is in the audit log, without header values.
     let events: Vec<Value> = json_lines(&["--json", "audit", "--limit", "1000"], &store);
     let http: Vec<&Value> = events
