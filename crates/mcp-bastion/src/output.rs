@@ -148,6 +148,11 @@ pub(crate) fn print_audit(events: &[AuditEvent], json: bool) -> Result<()> {
         } else {
             format!(" [{}]", e.codes.join(","))
         };
+        // A row folding several identical refusals says how many.
+        let reason = match (e.reason.as_deref().unwrap_or("-"), e.count) {
+            (reason, count) if count > 1 => format!("{reason} (x{count})"),
+            (reason, _) => reason.to_owned(),
+        };
         writeln!(
             out,
             "{:<24} {:<12} {:<14} {:<12} {:<24} {:<8} {:<26} {:>9}  {}{codes}",
@@ -157,7 +162,7 @@ pub(crate) fn print_audit(events: &[AuditEvent], json: bool) -> Result<()> {
             e.message_kind.as_deref().unwrap_or("-"),
             e.method.as_deref().unwrap_or("-"),
             e.verdict,
-            e.reason.as_deref().unwrap_or("-"),
+            reason,
             e.bytes,
             escape_for_display(e.tool.as_deref().unwrap_or("-")),
         )?;

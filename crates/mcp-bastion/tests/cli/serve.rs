@@ -4,8 +4,8 @@
 //! duplicate and lying headers can be sent).
 
 use super::{
-    allow_tools_of, bin, everything, json_lines, names, py_server, rug_server, run_at, session,
-    testdb,
+    allow_tools_of, bin, everything, json_lines, names, py_server, rug_server, run, run_at,
+    session, testdb,
 };
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -471,6 +471,10 @@ fn the_listener_refuses_rebinding_csrf_missing_tokens_and_oversized_bodies() {
     if flood_secs <= 3 {
         // At most 4 windows: 50 rows each plus one folded row.
         assert!(unauthorized.len() <= 4 * 51, "{} rows", unauthorized.len());
+        // The table says how many refusals a folded row stands for.
+        let table = run(&["audit", "--limit", "100000"], "", &store);
+        let text = String::from_utf8_lossy(&table.stdout);
+        assert!(text.contains("http_unauthorized (x"), "{text}");
     }
     // Every refusal is in the audit log, without header values.
     let events: Vec<Value> = json_lines(&["--json", "audit", "--limit", "1000"], &store);
