@@ -736,9 +736,47 @@ async fn stateless_host(dir: &tempfile::TempDir) -> TestHost {
     host
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_state_no_longer_accepted_reaches_the_server_as_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut host = stateless_host(&dir).await;
+    let params = json!({"name": "write_file", "arguments": {"path": "/tmp/g", "content": "ask"}, "_meta": stateless_meta()});
+    // Approved for good: later calls of the tool run under the grant.
+    let always = json!({"approve": true, "remember": "always_for_this_tool"});
+    let round = approve_then_server_round_with(&mut host, &params, always).await;
+    let round_state = round["result"]["requestState"].as_str().unwrap().to_owned();
+    assert!(round_state.starts_with("mcp-bastion-round:"), "{round}");
+    let mut answered = params.clone();
+    answered["requestState"] = json!(round_state);
+    answered["inputResponses"] =
+        json!({"enc": {"action": "accept", "content": {"encoding": "utf-8"}}});
+    for _ in 0..2 {
+        // The first time as the round; the second (the round used up) under the grant.
+        let r = host
+            .request("tools/call", answered.clone(), Answer::Nothing)
+            .await;
+        assert_eq!(r["result"]["content"][0]["text"], "wrote /tmp/g", "{r}");
+    }
+    let received = host.received().await;
+    assert_eq!(received.len(), 2, "{received:?}");
+    for got in &received {
+        assert_eq!(got["requestState"], "srv-round-1", "{received:?}");
+    }
+    host.finish().await;
+}
+
 /// Sends `params` (a `write_file` the server answers with its own `input_required`),
 /// approves Bastion's question and returns the server's round as the host gets it.
 async fn approve_then_server_round(host: &mut TestHost, params: &Value) -> Value {
+    approve_then_server_round_with(host, params, json!({"approve": true})).await
+}
+
+/// [`approve_then_server_round`] with the approval form answered with `content`.
+async fn approve_then_server_round_with(
+    host: &mut TestHost,
+    params: &Value,
+    content: Value,
+) -> Value {
     let r = host
         .request("tools/call", params.clone(), Answer::Nothing)
         .await;
@@ -746,7 +784,7 @@ async fn approve_then_server_round(host: &mut TestHost, params: &Value) -> Value
     let mut retry = params.clone();
     retry["requestState"] = r["result"]["requestState"].clone();
     retry["inputResponses"] =
-        json!({"mcp-bastion-approval": {"action": "accept", "content": {"approve": true}}});
+        json!({"mcp-bastion-approval": {"action": "accept", "content": content}});
     let round = host.request("tools/call", retry, Answer::Nothing).await;
     assert_eq!(round["result"]["resultType"], "input_required", "{round}");
     round
