@@ -163,6 +163,20 @@ pub(super) async fn refuse(
     response
 }
 
+/// The HTTP method as the audit records it: a method of RFC 9110 §9 as sent, anything
+/// else (hyper accepts any token, hundreds of KiB long) as `other`, so a client cannot
+/// write its own text, or make rows large, through the method.
+fn audit_method(method: &str) -> &str {
+    const KNOWN: [&str; 9] = [
+        "GET", "POST", "DELETE", "PUT", "PATCH", "HEAD", "OPTIONS", "CONNECT", "TRACE",
+    ];
+    KNOWN
+        .iter()
+        .find(|m| **m == method)
+        .copied()
+        .unwrap_or("other")
+}
+
 pub(super) async fn record_findings(
     shared: &Arc<Shared>,
     method: &str,
@@ -179,7 +193,7 @@ pub(super) async fn record_findings(
     let event = AuditEvent {
         direction: "host_to_server".into(),
         message_kind: Some("http".into()),
-        method: Some(method.to_owned()),
+        method: Some(audit_method(method).to_owned()),
         verdict: d.verdict().as_str().into(),
         reason: Some(reason.to_owned()),
         codes,
@@ -204,7 +218,7 @@ pub(super) async fn record(
     let event = AuditEvent {
         direction: "host_to_server".into(),
         message_kind: Some(kind.to_owned()),
-        method: Some(method.to_owned()),
+        method: Some(audit_method(method).to_owned()),
         verdict: "block".into(),
         reason: Some(reason.to_owned()),
         codes: vec![reason.to_owned()],
@@ -262,4 +276,17 @@ pub(super) fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
     let mut response = Response::new(Body::from(text));
     *response.status_mut() = status;
     response
+}
+
+#[cfg(test)]
+mod method_tests {
+    use super::audit_method;
+
+    #[test]
+    fn the_audit_keeps_known_methods_and_names_the_rest_other() {
+        assert_eq!(audit_method("POST"), "POST");
+        assert_eq!(audit_method("DELETE"), "DELETE");
+        assert_eq!(audit_method("post"), "other");
+        assert_eq!(audit_method(&"A".repeat(400_000)), "other");
+    }
 }

@@ -18,10 +18,9 @@ pub(super) const REFUSALS_PER_SECOND: u32 = 50;
 /// Length of a window, ms.
 const WINDOW_MS: i64 = 1_000;
 
-/// Groups folded per window at most: the key's parts are fixed vocabularies (HTTP
-/// method as the gate saw it, verdict, reason and finding codes), but a method is
-/// whatever the client sent; past this, further groups fold into the last one's row
-/// under the method `*`.
+/// Groups folded per window at most: a client can vary the method and which of the
+/// gate's rules its requests break (and so the codes); past this, further refusals of
+/// the window fold into one overflow row (method, reason `*`, no codes).
 const MAX_GROUPS: usize = 64;
 
 /// What a folded group is keyed by: method, verdict, reason, codes.
@@ -60,7 +59,12 @@ impl Tally {
             event.codes.clone(),
         );
         if !self.folded.contains_key(&key) && self.folded.len() >= MAX_GROUPS {
-            key.0 = Some("*".to_owned());
+            key = (
+                Some("*".to_owned()),
+                event.verdict.clone(),
+                Some("*".to_owned()),
+                Vec::new(),
+            );
         }
         if let Some(group) = self.folded.get_mut(&key) {
             group.count = group.count.saturating_add(event.count.max(1));
@@ -68,6 +72,8 @@ impl Tally {
         } else {
             let mut group = event;
             group.method.clone_from(&key.0);
+            group.reason.clone_from(&key.2);
+            group.codes.clone_from(&key.3);
             self.folded.insert(key, group);
         }
         out
@@ -153,17 +159,28 @@ mod tests {
     }
 
     #[test]
-    fn methods_made_up_by_a_client_cannot_grow_the_groups_without_bound() {
+    fn varied_methods_and_codes_cannot_grow_the_groups_without_bound() {
         let mut t = Tally::default();
         for _ in 0..REFUSALS_PER_SECOND {
             drop(t.take(refusal("POST", "unauthorized", 0), 9_000));
         }
         for i in 0..10_000 {
-            drop(t.take(refusal(&format!("M{i}"), "method_not_allowed", 0), 9_000));
+            let mut r = refusal(&format!("M{}", i % 300), "method_not_allowed", 0);
+            // Which of ten rules a request breaks: 1,024 code lists.
+            r.codes = (0..10)
+                .filter(|b| i >> b & 1 == 1)
+                .map(|b| format!("rule_{b}"))
+                .collect();
+            drop(t.take(r, 9_000));
         }
         let folded = t.flush_all();
         assert!(folded.len() <= MAX_GROUPS + 1, "{}", folded.len());
         assert_eq!(folded.iter().map(|r| r.count).sum::<i64>(), 10_000);
-        assert!(folded.iter().any(|r| r.method.as_deref() == Some("*")));
+        let overflow = folded
+            .iter()
+            .find(|r| r.method.as_deref() == Some("*"))
+            .expect("an overflow row");
+        assert_eq!(overflow.reason.as_deref(), Some("*"));
+        assert!(overflow.codes.is_empty());
     }
 }
