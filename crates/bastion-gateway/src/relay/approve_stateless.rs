@@ -336,13 +336,18 @@ const ROUND_PREFIX: &str = "mcp-bastion-round:";
 /// and the server's own state (`None` when it issued none); `None` when the state is not
 /// one (no `mcp-bastion-round:` prefix). Not verified.
 fn round_parts(params: &Value) -> Option<(String, Option<String>)> {
-    let rest = params
-        .get("requestState")?
-        .as_str()?
-        .strip_prefix(ROUND_PREFIX)?;
+    let (token, state) = split_round(params.get("requestState")?.as_str()?)?;
+    Some((token.to_owned(), state.map(str::to_owned)))
+}
+
+/// `mcp-bastion-round:TOKEN[:STATE]` cut into the token and the server's state; `None`
+/// without the prefix. The token (`v1.` + base64url parts) holds no `:`, so the server's
+/// state is everything after the first one, `:` included.
+fn split_round(host_state: &str) -> Option<(&str, Option<&str>)> {
+    let rest = host_state.strip_prefix(ROUND_PREFIX)?;
     Some(match rest.split_once(':') {
-        Some((token, state)) => (token.to_owned(), Some(state.to_owned())),
-        None => (rest.to_owned(), None),
+        Some((token, state)) => (token, Some(state)),
+        None => (rest, None),
     })
 }
 
@@ -350,8 +355,8 @@ fn round_parts(params: &Value) -> Option<(String, Option<String>)> {
 /// round token when it is Bastion's wrapping (`None` when the server issued none), the
 /// state itself otherwise. Not verified: for looking up what the server asked.
 pub(super) fn server_state_of(host_state: &str) -> Option<&str> {
-    match host_state.strip_prefix(ROUND_PREFIX) {
-        Some(rest) => rest.split_once(':').map(|(_, state)| state),
+    match split_round(host_state) {
+        Some((_, state)) => state,
         None => Some(host_state),
     }
 }

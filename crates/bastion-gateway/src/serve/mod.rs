@@ -190,17 +190,14 @@ pub async fn serve(
         refusals: Mutex::new(tally::Tally::default()),
     });
     let reaper = tokio::spawn(reap_idle(shared.clone()));
-    let folder = tokio::spawn(flush_refusals(Arc::downgrade(&shared)));
+    let folder = tokio::spawn(tally::flush_refusals(Arc::downgrade(&shared)));
     let app = axum::Router::new()
         .fallback(handle)
         .with_state(shared.clone());
     let served = accept_loop(listener, app).await;
     reaper.abort();
     folder.abort();
-    let folded = shared.refusals().flush_all();
-    for row in folded {
-        shared.audit.record(row).await;
-    }
+    tally::flush_at_shutdown(&shared).await;
     let mut sessions: Vec<Arc<Session>> = shared.sessions().drain().map(|(_, s)| s).collect();
     sessions.extend(shared.stateless_relay_take());
     for s in &sessions {
@@ -217,22 +214,6 @@ pub async fn serve(
 impl ServeConfig {
     fn wrap_grace(&self) -> Duration {
         Duration::from_millis(self.wrap.grace_ms)
-    }
-}
-
-/// Records the folded refusals of each ended second (`tally`), also when no further
-/// refusal comes to push them out; ends with the listener.
-async fn flush_refusals(shared: std::sync::Weak<Shared>) {
-    let mut tick = tokio::time::interval(Duration::from_millis(250));
-    loop {
-        tick.tick().await;
-        let Some(shared) = shared.upgrade() else {
-            return;
-        };
-        let rows = shared.refusals().flush_due(crate::now_ms());
-        for row in rows {
-            shared.audit.record(row).await;
-        }
     }
 }
 

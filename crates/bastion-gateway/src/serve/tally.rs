@@ -9,8 +9,11 @@
 //! The audit keeps saying what happened and how often; a flood costs at most
 //! `REFUSALS_PER_SECOND` + one row per group and second.
 
+use super::Shared;
 use bastion_store::AuditEvent;
 use std::collections::BTreeMap;
+use std::sync::Weak;
+use std::time::Duration;
 
 /// Gate refusals recorded one row each per second, at most.
 pub(super) const REFUSALS_PER_SECOND: u32 = 50;
@@ -93,6 +96,30 @@ impl Tally {
     /// Every folded group, whatever the time (the listener is stopping).
     pub(super) fn flush_all(&mut self) -> Vec<AuditEvent> {
         std::mem::take(&mut self.folded).into_values().collect()
+    }
+}
+
+/// Records the folded refusals of each ended second, also when no further refusal comes
+/// to push them out (checked every 250 ms); ends with the listener.
+pub(super) async fn flush_refusals(shared: Weak<Shared>) {
+    let mut tick = tokio::time::interval(Duration::from_millis(250));
+    loop {
+        tick.tick().await;
+        let Some(shared) = shared.upgrade() else {
+            return;
+        };
+        let rows = shared.refusals().flush_due(crate::now_ms());
+        for row in rows {
+            shared.audit.record(row).await;
+        }
+    }
+}
+
+/// Records every folded group, whatever the time (the listener is stopping).
+pub(super) async fn flush_at_shutdown(shared: &Shared) {
+    let rows = shared.refusals().flush_all();
+    for row in rows {
+        shared.audit.record(row).await;
     }
 }
 
