@@ -97,6 +97,16 @@ impl Relay {
         // question (the server gets its own `requestState` back).
         if retry.is_none() && self.approved_round(&mut held) {
             self.release(&held.id);
+            // Withheld since the approval (its pin revoked by `mcp-bastion pins`, or
+            // waiting for review): the approval no longer covers it.
+            let name = held
+                .params
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            if self.refused_as_withheld(&held, name).await {
+                return;
+            }
             let ev = Ev::new("gateway", "request", Verdict::Allow, held.frame.len())
                 .method("tools/call")
                 .target(audit_target("tools/call", held.shown.as_deref()).as_deref())
@@ -127,14 +137,7 @@ impl Relay {
         };
         // Withheld since the call arrived (Bastion's own listing found it bad, or it now
         // waits for review): refused like a call of a withheld tool.
-        let withheld = self.state().withheld_reason("tools/call", &call.name);
-        if let Some(why) = withheld {
-            self.release(&held.id);
-            let message = format!(
-                "mcp-bastion withheld tool {:?} of server {:?} ({why}); run `mcp-bastion audit --server {}` to see why",
-                call.name, self.name, self.name
-            );
-            self.refuse_held_recorded(&held, &message, why).await;
+        if self.refused_as_withheld(&held, &call.name).await {
             return;
         }
         let (tool, facts, history) = {
@@ -476,6 +479,23 @@ impl Relay {
 
     /// [`Relay::refuse_held`] after recording a `gateway` audit event (verdict `block`)
     /// with the same `reason`, for refusals no decision event records.
+    /// Releases and refuses `held` (a call of tool `name`) and returns `true` when the
+    /// tool is withheld now (blocked descriptor, contract mismatch, pin waiting for
+    /// review or revoked, pin store unavailable), with that reason.
+    async fn refused_as_withheld(&self, held: &HeldCall, name: &str) -> bool {
+        let withheld = self.state().withheld_reason("tools/call", name);
+        let Some(why) = withheld else {
+            return false;
+        };
+        self.release(&held.id);
+        let message = format!(
+            "mcp-bastion withheld tool {name:?} of server {:?} ({why}); run `mcp-bastion audit --server {}` to see why",
+            self.name, self.name
+        );
+        self.refuse_held_recorded(held, &message, why).await;
+        true
+    }
+
     pub(super) async fn refuse_held_recorded(&self, held: &HeldCall, message: &str, reason: &str) {
         let ev = Ev::new("gateway", "request", Verdict::Block, held.frame.len())
             .method("tools/call")

@@ -63,6 +63,7 @@ use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use tokio::sync::Notify;
 
 /// The session header (MCP 2025-11-25 Transports §Session Management).
 const SESSION_HEADER: &str = "mcp-session-id";
@@ -190,14 +191,20 @@ pub async fn serve(
         refusals: Mutex::new(tally::Tally::default()),
     });
     let reaper = tokio::spawn(reap_idle(shared.clone()));
-    let folder = tokio::spawn(tally::flush_refusals(Arc::downgrade(&shared)));
+    let stop_folder = Arc::new(Notify::new());
+    let folder = tokio::spawn(tally::flush_refusals(
+        Arc::downgrade(&shared),
+        stop_folder.clone(),
+    ));
     let app = axum::Router::new()
         .fallback(handle)
         .with_state(shared.clone());
     let served = accept_loop(listener, app).await;
     reaper.abort();
-    folder.abort();
-    tally::flush_at_shutdown(&shared).await;
+    // The ticker records what it holds and ends (awaited: aborting it could drop rows
+    // it had taken out).
+    stop_folder.notify_one();
+    drop(folder.await);
     let mut sessions: Vec<Arc<Session>> = shared.sessions().drain().map(|(_, s)| s).collect();
     sessions.extend(shared.stateless_relay_take());
     for s in &sessions {
@@ -208,6 +215,8 @@ pub async fn serve(
     while sessions.iter().any(|s| !s.has_ended()) && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    // Refusals folded by requests that were still running when the ticker stopped.
+    tally::flush_at_shutdown(&shared).await;
     served.map_err(crate::GatewayError::Io)
 }
 

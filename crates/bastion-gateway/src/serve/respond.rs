@@ -201,9 +201,10 @@ pub(super) async fn record_findings(
         ..AuditEvent::default()
     };
     // Past the rate, refusals are folded (`tally`): a flood from anyone who can reach
-    // the port, token or not, costs a bounded number of rows per second.
-    let rows = shared.refusals().take(event, crate::now_ms());
-    for row in rows {
+    // the port, token or not, costs a bounded number of rows per second. Folded rows
+    // are recorded by the ticker only.
+    let own = shared.refusals().take(event, crate::now_ms());
+    if let Some(row) = own {
         shared.audit.record(row).await;
     }
 }

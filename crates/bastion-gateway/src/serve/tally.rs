@@ -12,8 +12,9 @@
 use super::Shared;
 use bastion_store::AuditEvent;
 use std::collections::BTreeMap;
-use std::sync::Weak;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
+use tokio::sync::Notify;
 
 /// Gate refusals recorded one row each per second, at most.
 pub(super) const REFUSALS_PER_SECOND: u32 = 50;
@@ -26,10 +27,19 @@ const WINDOW_MS: i64 = 1_000;
 /// the window fold into one overflow row (method, reason `*`, no codes).
 const MAX_GROUPS: usize = 64;
 
+/// Folded rows of ended windows waiting for the ticker at most (when the audit queue
+/// is full the ticker waits, and windows go on ending); past this, further groups merge
+/// into the overflow row.
+const MAX_DUE: usize = 4 * MAX_GROUPS;
+
 /// What a folded group is keyed by: method, verdict, reason, codes.
 type Key = (Option<String>, String, Option<String>, Vec<String>);
 
 /// The refusal tally of one listener (behind a mutex in the listener's shared state).
+///
+/// Only the ticker ([`flush_refusals`]) takes folded rows out: a request handler
+/// records at most its own refusal, so a client that leaves while its handler waits
+/// for room in the audit queue cannot take other refusals' counts with it.
 #[derive(Debug, Default)]
 pub(super) struct Tally {
     /// Start of the current window (unix ms); 0 before the first refusal.
@@ -39,83 +49,118 @@ pub(super) struct Tally {
     /// Refusals past the rate in the current window, per group: the first event of the
     /// group (count and bytes accumulated into it).
     folded: BTreeMap<Key, AuditEvent>,
+    /// Groups of ended windows the ticker has not recorded yet, merged per group.
+    due: BTreeMap<Key, AuditEvent>,
 }
 
 impl Tally {
-    /// Takes one refusal `event` at `now_ms` (unix ms): returns the rows to record now,
-    /// the folded groups of a window that has ended first, then `event` itself when the
-    /// current window's rate allows it (otherwise it is folded).
-    pub(super) fn take(&mut self, event: AuditEvent, now_ms: i64) -> Vec<AuditEvent> {
-        let mut out = self.flush_due(now_ms);
+    /// Takes one refusal `event` at `now_ms` (unix ms): returns it when the current
+    /// window's rate allows a row of its own; otherwise it is folded into its group (the
+    /// ticker records the group once the window is over) and `None` is returned.
+    pub(super) fn take(&mut self, event: AuditEvent, now_ms: i64) -> Option<AuditEvent> {
+        self.roll(now_ms);
         if self.window_start_ms == 0 {
             self.window_start_ms = now_ms;
         }
         if self.recorded < REFUSALS_PER_SECOND {
             self.recorded += 1;
-            out.push(event);
-            return out;
+            return Some(event);
         }
-        let mut key: Key = (
-            event.method.clone(),
-            event.verdict.clone(),
-            event.reason.clone(),
-            event.codes.clone(),
-        );
-        if !self.folded.contains_key(&key) && self.folded.len() >= MAX_GROUPS {
-            key = (
-                Some("*".to_owned()),
-                event.verdict.clone(),
-                Some("*".to_owned()),
-                Vec::new(),
-            );
-        }
-        if let Some(group) = self.folded.get_mut(&key) {
-            group.count = group.count.saturating_add(event.count.max(1));
-            group.bytes = group.bytes.saturating_add(event.bytes);
-        } else {
-            let mut group = event;
-            group.method.clone_from(&key.0);
-            group.reason.clone_from(&key.2);
-            group.codes.clone_from(&key.3);
-            self.folded.insert(key, group);
-        }
-        out
+        fold(&mut self.folded, event, MAX_GROUPS);
+        None
     }
 
-    /// The folded groups of the current window once it is over at `now_ms` (the next
-    /// window starts empty); nothing before.
-    pub(super) fn flush_due(&mut self, now_ms: i64) -> Vec<AuditEvent> {
+    /// Moves the groups of the current window to the due rows once the window is over
+    /// at `now_ms` (the next window starts empty).
+    fn roll(&mut self, now_ms: i64) {
         if self.window_start_ms == 0 || now_ms - self.window_start_ms < WINDOW_MS {
-            return Vec::new();
+            return;
         }
         self.window_start_ms = 0;
         self.recorded = 0;
-        self.flush_all()
+        self.end_window();
     }
 
-    /// Every folded group, whatever the time (the listener is stopping).
+    fn end_window(&mut self) {
+        for event in std::mem::take(&mut self.folded).into_values() {
+            fold(&mut self.due, event, MAX_DUE);
+        }
+    }
+
+    /// The folded rows of every window over at `now_ms`, to record now (the ticker).
+    pub(super) fn drain_due(&mut self, now_ms: i64) -> Vec<AuditEvent> {
+        self.roll(now_ms);
+        std::mem::take(&mut self.due).into_values().collect()
+    }
+
+    /// Every folded row, whatever the time (the listener is stopping).
     pub(super) fn flush_all(&mut self) -> Vec<AuditEvent> {
-        std::mem::take(&mut self.folded).into_values().collect()
+        self.window_start_ms = 0;
+        self.recorded = 0;
+        self.end_window();
+        std::mem::take(&mut self.due).into_values().collect()
     }
 }
 
-/// Records the folded refusals of each ended second, also when no further refusal comes
-/// to push them out (checked every 250 ms); ends with the listener.
-pub(super) async fn flush_refusals(shared: Weak<Shared>) {
+/// Adds `event` (its `count` and `bytes`) to its group in `groups`; a new group past
+/// `max` groups goes to the overflow group instead.
+fn fold(groups: &mut BTreeMap<Key, AuditEvent>, event: AuditEvent, max: usize) {
+    let mut key: Key = (
+        event.method.clone(),
+        event.verdict.clone(),
+        event.reason.clone(),
+        event.codes.clone(),
+    );
+    if !groups.contains_key(&key) && groups.len() >= max {
+        key = (
+            Some("*".to_owned()),
+            event.verdict.clone(),
+            Some("*".to_owned()),
+            Vec::new(),
+        );
+    }
+    if let Some(group) = groups.get_mut(&key) {
+        group.count = group.count.saturating_add(event.count.max(1));
+        group.bytes = group.bytes.saturating_add(event.bytes);
+    } else {
+        let mut group = event;
+        group.count = group.count.max(1);
+        group.method.clone_from(&key.0);
+        group.reason.clone_from(&key.2);
+        group.codes.clone_from(&key.3);
+        groups.insert(key, group);
+    }
+}
+
+/// The ticker: records the folded refusals of each ended second, also when no further
+/// refusal comes (checked every 250 ms). When `stop` is notified it records every
+/// folded row and ends; it is awaited, never aborted, so no row it took out is lost.
+pub(super) async fn flush_refusals(shared: Weak<Shared>, stop: Arc<Notify>) {
     let mut tick = tokio::time::interval(Duration::from_millis(250));
     loop {
-        tick.tick().await;
+        let stopping = tokio::select! {
+            _ = tick.tick() => false,
+            () = stop.notified() => true,
+        };
         let Some(shared) = shared.upgrade() else {
             return;
         };
-        let rows = shared.refusals().flush_due(crate::now_ms());
+        let rows = if stopping {
+            shared.refusals().flush_all()
+        } else {
+            shared.refusals().drain_due(crate::now_ms())
+        };
         for row in rows {
             shared.audit.record(row).await;
+        }
+        if stopping {
+            return;
         }
     }
 }
 
-/// Records every folded group, whatever the time (the listener is stopping).
+/// Records every folded row left, whatever the time: after the sessions have ended, for
+/// refusals that requests still running folded after the ticker stopped.
 pub(super) async fn flush_at_shutdown(shared: &Shared) {
     let rows = shared.refusals().flush_all();
     for row in rows {
@@ -125,7 +170,7 @@ pub(super) async fn flush_at_shutdown(shared: &Shared) {
 
 #[cfg(test)]
 mod tests {
-    use super::{MAX_GROUPS, REFUSALS_PER_SECOND, Tally, WINDOW_MS};
+    use super::{MAX_DUE, MAX_GROUPS, REFUSALS_PER_SECOND, Tally, WINDOW_MS};
     use bastion_store::AuditEvent;
 
     fn refusal(method: &str, reason: &str, bytes: i64) -> AuditEvent {
@@ -154,8 +199,10 @@ mod tests {
         // Within the first window: only the rate's rows.
         assert_eq!(rows.len(), REFUSALS_PER_SECOND as usize);
         assert!(rows.iter().all(|r| r.count == 1));
+        // Nothing is due before the window ends.
+        assert!(t.drain_due(start + WINDOW_MS - 1).is_empty());
         // The window ends: one row per group, counting every folded refusal.
-        let folded = t.flush_due(start + WINDOW_MS);
+        let folded = t.drain_due(start + WINDOW_MS);
         assert_eq!(folded.len(), 2, "{folded:?}");
         let total: i64 = folded.iter().map(|r| r.count).sum();
         assert_eq!(total + i64::from(REFUSALS_PER_SECOND), 10_000);
@@ -164,25 +211,33 @@ mod tests {
         }
         // A new window records at the rate again.
         let next = t.take(refusal("GET", "unauthorized", 0), start + WINDOW_MS + 1);
-        assert_eq!(next.len(), 1);
+        assert!(next.is_some());
         assert!(t.flush_all().is_empty());
     }
 
+    /// A request handler gets back at most its own refusal, never folded rows of other
+    /// requests: a client that leaves while its handler waits for the audit queue
+    /// would take those with it. They wait for the ticker, merged across windows.
     #[test]
-    fn folded_groups_of_an_ended_window_come_out_with_the_next_refusal() {
+    fn folded_rows_of_ended_windows_wait_for_the_ticker_not_for_the_next_refusal() {
         let mut t = Tally::default();
         for _ in 0..=REFUSALS_PER_SECOND {
             drop(t.take(refusal("POST", "unauthorized", 1), 5_000));
         }
-        let rows = t.take(refusal("POST", "unauthorized", 1), 5_000 + WINDOW_MS);
+        // The next window: the handler gets its own row only.
+        let own = t.take(refusal("POST", "unauthorized", 1), 5_000 + WINDOW_MS);
+        assert_eq!(own.map(|r| r.count), Some(1));
+        // Another window's refusals past the rate fold into the same due row.
+        for _ in 0..REFUSALS_PER_SECOND {
+            drop(t.take(refusal("POST", "unauthorized", 1), 5_000 + WINDOW_MS));
+        }
+        let due = t.drain_due(5_000 + 2 * WINDOW_MS);
+        assert_eq!(due.len(), 1, "{due:?}");
         assert_eq!(
-            rows.len(),
-            2,
-            "the folded group, then this refusal: {rows:?}"
+            due[0].count, 2,
+            "one folded refusal from each window: {due:?}"
         );
-        assert_eq!(rows[0].count, 1);
-        assert_eq!(rows[1].count, 1);
-        assert!(t.flush_due(5_000 + WINDOW_MS).is_empty());
+        assert!(t.drain_due(5_000 + 3 * WINDOW_MS).is_empty());
     }
 
     #[test]
@@ -209,5 +264,26 @@ mod tests {
             .expect("an overflow row");
         assert_eq!(overflow.reason.as_deref(), Some("*"));
         assert!(overflow.codes.is_empty());
+    }
+
+    /// While the ticker waits (audit queue full), windows go on ending with new groups:
+    /// the rows waiting for it stay bounded and keep every count.
+    #[test]
+    fn rows_waiting_for_a_stalled_ticker_stay_bounded() {
+        let mut t = Tally::default();
+        let mut total = 0i64;
+        for w in 0..50i64 {
+            let now = 20_000 + w * WINDOW_MS;
+            for _ in 0..REFUSALS_PER_SECOND {
+                drop(t.take(refusal("POST", "unauthorized", 0), now));
+            }
+            for g in 0..MAX_GROUPS {
+                drop(t.take(refusal(&format!("M{w}-{g}"), "method_not_allowed", 0), now));
+                total += 1;
+            }
+        }
+        let due = t.drain_due(20_000 + 60 * WINDOW_MS);
+        assert!(due.len() <= MAX_DUE + 1, "{}", due.len());
+        assert_eq!(due.iter().map(|r| r.count).sum::<i64>(), total);
     }
 }

@@ -722,8 +722,13 @@ async fn an_approval_covers_only_the_rounds_the_server_asked_for_each_once() {
 /// default policy (every call asks), its tools listed.
 async fn stateless_host(dir: &tempfile::TempDir) -> TestHost {
     let store = Store::open("sqlite::memory:").await.unwrap();
+    stateless_host_on(&store, dir).await
+}
+
+/// [`stateless_host`] on `store`.
+async fn stateless_host_on(store: &Store, dir: &tempfile::TempDir) -> TestHost {
     let mut host = TestHost::start_bare(
-        &store,
+        store,
         policy(&json!({})),
         confirm_server(&dir.path().join("variant")),
     );
@@ -762,6 +767,40 @@ async fn a_round_state_no_longer_accepted_reaches_the_server_as_its_own() {
     for got in &received {
         assert_eq!(got["requestState"], "srv-round-1", "{received:?}");
     }
+    host.finish().await;
+}
+
+/// A tool whose pin is revoked (`mcp-bastion pins revoke`, here through the store) after
+/// the user approved a call of it: the server's later round of that call is refused
+/// like any call of a withheld tool, not run under the earlier approval.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_round_of_an_approved_call_is_refused_once_the_tool_is_revoked() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("revoke.db").to_str().unwrap())
+        .await
+        .unwrap();
+    let mut host = stateless_host_on(&store, &dir).await;
+    let params = json!({"name": "write_file", "arguments": {"path": "/tmp/v", "content": "ask"}, "_meta": stateless_meta()});
+    let round = approve_then_server_round(&mut host, &params).await;
+    let mut answered = params.clone();
+    answered["requestState"] = round["result"]["requestState"].clone();
+    answered["inputResponses"] =
+        json!({"enc": {"action": "accept", "content": {"encoding": "utf-8"}}});
+    let pins = store.pins(&PinFilter::default()).await.unwrap();
+    let pin = pins
+        .iter()
+        .find(|p| p.kind == "tool" && p.item_key == "write_file")
+        .expect("write_file pinned on first sight");
+    store
+        .revoke_pin(pin.id, bastion_gateway::now_ms())
+        .await
+        .unwrap()
+        .unwrap();
+    // The relay re-reads the pins every 500 ms.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let r = host.request("tools/call", answered, Answer::Nothing).await;
+    assert_eq!(r["error"]["data"]["reason"], "pending_review", "{r}");
+    assert!(host.received().await.is_empty());
     host.finish().await;
 }
 
