@@ -66,5 +66,5 @@ pub use policy::{
 pub use redact::redact_arguments;
 pub use request::{ConfirmationRequest, MAX_SHOWN_CHARS, MAX_TEXT_CHARS, ShownValue};
 pub use state::{
-    Claims, KeyError, MAX_TOKEN_BYTES, MIN_KEY_BYTES, StateError, StateKey, open, seal,
+    Claims, KeyError, MAX_TOKEN_BYTES, MIN_KEY_BYTES, Purpose, StateError, StateKey, open, seal,
 };

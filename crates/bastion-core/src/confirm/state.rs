@@ -5,9 +5,13 @@
 //! claims are a call id, a digest and an expiry, nothing private.
 //!
 //! Format: `v1.` + base64url-nopad(JSON claims) + `.` + base64url-nopad(HMAC-SHA256(key,
-//! "mcp-bastion/requestState/v1" 0x00 + JSON claims)). [`open`] checks, in order: shape
-//! and size, MAC (constant-time, via the `hmac` crate's `verify_slice`), claims JSON,
-//! expiry against the `now_ms` it is given (the core reads no clock), and the digest.
+//! domain + JSON claims)), where the domain names the token's [`Purpose`]
+//! (`"mcp-bastion/requestState/v1" 0x00` for an approval question,
+//! `"mcp-bastion/requestState/v1/round" 0x00` for a server's round of an approved
+//! call): a token sealed for one purpose never opens as the other, whatever its claims.
+//! [`open`] checks, in order: shape and size, MAC (constant-time, via the `hmac`
+//! crate's `verify_slice`), claims JSON, expiry against the `now_ms` it is given (the
+//! core reads no clock), and the digest.
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -17,7 +21,27 @@ use serde::{Deserialize, Serialize};
 type HmacSha256 = hmac::Hmac<sha2::Sha256>;
 
 const PREFIX: &str = "v1.";
-const DOMAIN: &[u8] = b"mcp-bastion/requestState/v1\0";
+
+/// What a token is for; each purpose has its own MAC domain (module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Purpose {
+    /// Carries Bastion's own approval question to the host (`input_required` with the
+    /// `mcp-bastion-approval` form); the retry with the answer opens it.
+    Approval,
+    /// Lets the host that got a server's `input_required` answer to an approved call
+    /// run that one round without a second question.
+    Round,
+}
+
+impl Purpose {
+    const fn domain(self) -> &'static [u8] {
+        match self {
+            Self::Approval => b"mcp-bastion/requestState/v1\0",
+            Self::Round => b"mcp-bastion/requestState/v1/round\0",
+        }
+    }
+}
 /// Longest token [`open`] accepts, bytes; longer ones are malformed without decoding.
 pub const MAX_TOKEN_BYTES: usize = 2048;
 /// Shortest key [`StateKey::new`] accepts, bytes (the SHA-256 output size).
@@ -55,11 +79,11 @@ impl StateKey {
         Ok(Self(bytes.to_vec()))
     }
 
-    fn mac(&self, claims: &[u8]) -> HmacSha256 {
+    fn mac(&self, purpose: Purpose, claims: &[u8]) -> HmacSha256 {
         // HMAC takes keys of any length; new_from_slice cannot fail.
         let mut mac = <HmacSha256 as KeyInit>::new_from_slice(&self.0)
             .unwrap_or_else(|_| unreachable!("HMAC accepts any key length"));
-        mac.update(DOMAIN);
+        mac.update(purpose.domain());
         mac.update(claims);
         mac
     }
@@ -100,11 +124,11 @@ pub enum StateError {
     DigestMismatch,
 }
 
-/// Seals `claims` into a token (module docs for the format).
-pub fn seal(key: &StateKey, claims: &Claims) -> String {
+/// Seals `claims` into a token for `purpose` (module docs for the format).
+pub fn seal(key: &StateKey, purpose: Purpose, claims: &Claims) -> String {
     // Serializing three plain fields cannot fail.
     let json = serde_json::to_vec(claims).unwrap_or_default();
-    let tag = key.mac(&json).finalize().into_bytes();
+    let tag = key.mac(purpose, &json).finalize().into_bytes();
     format!(
         "{PREFIX}{}.{}",
         URL_SAFE_NO_PAD.encode(&json),
@@ -112,13 +136,15 @@ pub fn seal(key: &StateKey, claims: &Claims) -> String {
     )
 }
 
-/// Opens a token: checks its MAC, expiry (`now_ms`, ms since the epoch) and that it was
-/// sealed for `expected_digest`.
+/// Opens a token: checks its MAC (sealed by `key` for `purpose`), expiry (`now_ms`, ms
+/// since the epoch) and that it was sealed for `expected_digest`.
 ///
 /// # Errors
-/// [`StateError`], checked in the order malformed, bad MAC, expired, digest mismatch.
+/// [`StateError`], checked in the order malformed, bad MAC (also: sealed for another
+/// purpose), expired, digest mismatch.
 pub fn open(
     key: &StateKey,
+    purpose: Purpose,
     token: &str,
     now_ms: u64,
     expected_digest: &str,
@@ -138,7 +164,7 @@ pub fn open(
     let tag = URL_SAFE_NO_PAD
         .decode(tag_b64)
         .map_err(|_| StateError::Malformed("MAC is not base64url"))?;
-    key.mac(&json)
+    key.mac(purpose, &json)
         .verify_slice(&tag)
         .map_err(|_| StateError::BadMac)?;
     let claims: Claims =
@@ -173,30 +199,58 @@ mod tests {
 
     #[test]
     fn round_trip() {
-        let t = seal(&key(1), &claims());
+        let t = seal(&key(1), Purpose::Approval, &claims());
         assert!(t.starts_with("v1."));
         assert!(
             t.bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b"-_.".contains(&b))
         );
-        assert_eq!(open(&key(1), &t, 999_999, &"ab".repeat(32)), Ok(claims()));
-        assert_eq!(open(&key(1), &t, 999_999, &"AB".repeat(32)), Ok(claims()));
+        assert_eq!(
+            open(&key(1), Purpose::Approval, &t, 999_999, &"ab".repeat(32)),
+            Ok(claims())
+        );
+        assert_eq!(
+            open(&key(1), Purpose::Approval, &t, 999_999, &"AB".repeat(32)),
+            Ok(claims())
+        );
+    }
+
+    /// An approval token never opens as a round token, nor the other way round: the
+    /// same claims sealed for each purpose give different MACs.
+    #[test]
+    fn purposes_do_not_open_each_other() {
+        let d = "ab".repeat(32);
+        let approval = seal(&key(1), Purpose::Approval, &claims());
+        let round = seal(&key(1), Purpose::Round, &claims());
+        assert_ne!(approval, round);
+        assert_eq!(
+            open(&key(1), Purpose::Round, &approval, 0, &d),
+            Err(StateError::BadMac)
+        );
+        assert_eq!(
+            open(&key(1), Purpose::Approval, &round, 0, &d),
+            Err(StateError::BadMac)
+        );
+        assert_eq!(open(&key(1), Purpose::Round, &round, 0, &d), Ok(claims()));
     }
 
     #[test]
     fn refusals() {
         let d = "ab".repeat(32);
-        let t = seal(&key(1), &claims());
-        assert_eq!(open(&key(2), &t, 0, &d), Err(StateError::BadMac));
+        let t = seal(&key(1), Purpose::Approval, &claims());
         assert_eq!(
-            open(&key(1), &t, 1_000_000, &d),
+            open(&key(2), Purpose::Approval, &t, 0, &d),
+            Err(StateError::BadMac)
+        );
+        assert_eq!(
+            open(&key(1), Purpose::Approval, &t, 1_000_000, &d),
             Err(StateError::Expired {
                 expires_at_ms: 1_000_000,
                 now_ms: 1_000_000
             })
         );
         assert_eq!(
-            open(&key(1), &t, 0, &"cd".repeat(32)),
+            open(&key(1), Purpose::Approval, &t, 0, &"cd".repeat(32)),
             Err(StateError::DigestMismatch)
         );
         // Every single-character change to the token is refused.
@@ -209,7 +263,7 @@ mod tests {
                 }
                 bytes[i] = c;
                 let forged = String::from_utf8(bytes).unwrap();
-                let r = open(&key(1), &forged, 0, &d);
+                let r = open(&key(1), Purpose::Approval, &forged, 0, &d);
                 assert!(
                     matches!(r, Err(StateError::BadMac | StateError::Malformed(_))),
                     "{forged}: {r:?}"
@@ -222,29 +276,38 @@ mod tests {
         later.expires_at_ms = u64::MAX;
         let body = URL_SAFE_NO_PAD.encode(serde_json::to_vec(&later).unwrap());
         assert_eq!(
-            open(&key(1), &format!("v1.{body}.{mac}"), 0, &d),
+            open(
+                &key(1),
+                Purpose::Approval,
+                &format!("v1.{body}.{mac}"),
+                0,
+                &d
+            ),
             Err(StateError::BadMac)
         );
         for bad in ["", "v1.", "v2.a.b", "v1.abc", "v1.!!.xx", "v1.e30.!!"] {
             assert!(
-                matches!(open(&key(1), bad, 0, &d), Err(StateError::Malformed(_))),
+                matches!(
+                    open(&key(1), Purpose::Approval, bad, 0, &d),
+                    Err(StateError::Malformed(_))
+                ),
                 "{bad}"
             );
         }
         assert!(matches!(
-            open(&key(1), &"v".repeat(3000), 0, &d),
+            open(&key(1), Purpose::Approval, &"v".repeat(3000), 0, &d),
             Err(StateError::Malformed(_))
         ));
         // A valid MAC over claims that are not the claims shape.
         let junk = b"{\"pending\":1}";
-        let tag = key(1).mac(junk).finalize().into_bytes();
+        let tag = key(1).mac(Purpose::Approval, junk).finalize().into_bytes();
         let tok = format!(
             "v1.{}.{}",
             URL_SAFE_NO_PAD.encode(junk),
             URL_SAFE_NO_PAD.encode(tag)
         );
         assert!(matches!(
-            open(&key(1), &tok, 0, &d),
+            open(&key(1), Purpose::Approval, &tok, 0, &d),
             Err(StateError::Malformed(_))
         ));
     }
@@ -252,7 +315,7 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn random_tokens_never_open(t in "v1\\.[A-Za-z0-9_-]{0,80}\\.[A-Za-z0-9_-]{0,60}|.{0,100}") {
-            proptest::prop_assert!(open(&key(1), &t, 0, "x").is_err());
+            proptest::prop_assert!(open(&key(1), Purpose::Approval, &t, 0, "x").is_err());
         }
     }
 

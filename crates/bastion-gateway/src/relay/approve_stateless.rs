@@ -59,6 +59,7 @@ impl Relay {
         let expires = crate::now_ms().unsigned_abs() + setup.policy.confirmation().timeout_ms;
         let token = bastion_core::confirm::seal(
             &self.state_key,
+            bastion_core::confirm::Purpose::Approval,
             &bastion_core::confirm::Claims {
                 pending: pending.clone(),
                 digest: request.digest.clone(),
@@ -135,7 +136,13 @@ impl Relay {
         };
         let digest = binding_digest(self)?;
         let now = crate::now_ms().unsigned_abs();
-        let claims = match bastion_core::confirm::open(&self.state_key, &token, now, &digest) {
+        let claims = match bastion_core::confirm::open(
+            &self.state_key,
+            bastion_core::confirm::Purpose::Approval,
+            &token,
+            now,
+            &digest,
+        ) {
             Ok(c) => c,
             Err(
                 bastion_core::confirm::StateError::Malformed(_)
@@ -222,6 +229,7 @@ impl Relay {
         };
         let token = bastion_core::confirm::seal(
             &self.state_key,
+            bastion_core::confirm::Purpose::Round,
             &bastion_core::confirm::Claims {
                 pending: round_id,
                 digest,
@@ -259,7 +267,13 @@ impl Relay {
             return false;
         };
         let t = crate::now_ms().unsigned_abs();
-        let Ok(claims) = bastion_core::confirm::open(&self.state_key, &token, t, &digest) else {
+        let Ok(claims) = bastion_core::confirm::open(
+            &self.state_key,
+            bastion_core::confirm::Purpose::Round,
+            &token,
+            t,
+            &digest,
+        ) else {
             return false;
         };
         {
@@ -292,7 +306,13 @@ impl Relay {
             return;
         };
         let sealed_here = !matches!(
-            bastion_core::confirm::open(&self.state_key, &token, 0, ""),
+            bastion_core::confirm::open(
+                &self.state_key,
+                bastion_core::confirm::Purpose::Round,
+                &token,
+                0,
+                ""
+            ),
             Err(bastion_core::confirm::StateError::Malformed(_)
                 | bastion_core::confirm::StateError::BadMac)
         );
