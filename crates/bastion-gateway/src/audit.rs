@@ -98,6 +98,22 @@ impl AuditSink {
         }
     }
 
+    /// [`AuditSink::record`] without waiting: `Err` gives `event` back (stamped) when
+    /// the queue is full, so the caller can keep it elsewhere rather than wait (a task
+    /// that may be dropped while waiting would lose it). A closed queue (shutting down)
+    /// counts as recorded.
+    ///
+    /// # Errors
+    /// The event itself, when the queue is full.
+    #[allow(clippy::result_large_err)]
+    pub fn try_record(&self, mut event: AuditEvent) -> Result<(), AuditEvent> {
+        self.stamp(&mut event);
+        match self.tx.try_send(event) {
+            Err(mpsc::error::TrySendError::Full(event)) => Err(event),
+            Ok(()) | Err(mpsc::error::TrySendError::Closed(_)) => Ok(()),
+        }
+    }
+
     /// Records one event (its `server`, its `instance` when unset and, when 0,
     /// `time_ms` are filled in). Waits while the queue is full.
     pub async fn record(&self, mut event: AuditEvent) {

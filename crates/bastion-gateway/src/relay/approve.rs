@@ -477,8 +477,6 @@ impl Relay {
         }
     }
 
-    /// [`Relay::refuse_held`] after recording a `gateway` audit event (verdict `block`)
-    /// with the same `reason`, for refusals no decision event records.
     /// Releases and refuses `held` (a call of tool `name`) and returns `true` when the
     /// tool is withheld now (blocked descriptor, contract mismatch, pin waiting for
     /// review or revoked, pin store unavailable), with that reason.
@@ -496,6 +494,8 @@ impl Relay {
         true
     }
 
+    /// [`Relay::refuse_held`] after recording a `gateway` audit event (verdict `block`)
+    /// with the same `reason`, for refusals no decision event records.
     pub(super) async fn refuse_held_recorded(&self, held: &HeldCall, message: &str, reason: &str) {
         let ev = Ev::new("gateway", "request", Verdict::Block, held.frame.len())
             .method("tools/call")

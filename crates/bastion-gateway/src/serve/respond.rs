@@ -147,7 +147,7 @@ pub(super) async fn refuse(
         .iter()
         .find(|f| f.code == refusal.reason)
         .map_or_else(|| reason.to_owned(), |f| f.message.clone());
-    record_findings(shared, method, decision, seen).await;
+    record_findings(shared, method, decision, seen);
     let status = StatusCode::from_u16(refusal.status.code()).unwrap_or(StatusCode::BAD_REQUEST);
     let body =
         serde_json::to_vec(&json!({"error": reason, "message": message})).unwrap_or_default();
@@ -177,12 +177,7 @@ fn audit_method(method: &str) -> &str {
         .unwrap_or("other")
 }
 
-pub(super) async fn record_findings(
-    shared: &Arc<Shared>,
-    method: &str,
-    d: &HttpDecision,
-    seen: usize,
-) {
+pub(super) fn record_findings(shared: &Arc<Shared>, method: &str, d: &HttpDecision, seen: usize) {
     let reason = d.refusal.map(|r| r.reason.as_str()).unwrap_or_default();
     let mut codes: Vec<String> = d
         .findings
@@ -202,10 +197,14 @@ pub(super) async fn record_findings(
     };
     // Past the rate, refusals are folded (`tally`): a flood from anyone who can reach
     // the port, token or not, costs a bounded number of rows per second. Folded rows
-    // are recorded by the ticker only.
+    // are recorded by the ticker only. This handler's own row goes without waiting: a
+    // handler waiting for room in a full audit queue is dropped when its client leaves,
+    // and the row with it; a full queue leaves the row to the ticker instead.
     let own = shared.refusals().take(event, crate::now_ms());
-    if let Some(row) = own {
-        shared.audit.record(row).await;
+    if let Some(row) = own
+        && let Err(row) = shared.audit.try_record(row)
+    {
+        shared.refusals().defer(row);
     }
 }
 

@@ -5,9 +5,11 @@
 //! Within each second (from the first refusal after the previous second ended), the first
 //! [`REFUSALS_PER_SECOND`] refusals are recorded one row each, as before; the rest are
 //! counted per method, verdict, reason and finding codes and recorded once the second is
-//! over, one row per group with [`AuditEvent::count`] refusals and their total `bytes`.
-//! The audit keeps saying what happened and how often; a flood costs at most
-//! `REFUSALS_PER_SECOND` + one row per group and second.
+//! over, one row per group with [`AuditEvent::count`] refusals and their total `bytes`,
+//! stamped with the time of the group's first refusal. The audit keeps saying what
+//! happened and how often; a flood costs at most `REFUSALS_PER_SECOND` + one row per
+//! group and second (fewer when the ticker waited for the audit queue: the groups of
+//! the seconds it missed are merged).
 
 use super::Shared;
 use bastion_store::AuditEvent;
@@ -57,8 +59,13 @@ impl Tally {
     /// Takes one refusal `event` at `now_ms` (unix ms): returns it when the current
     /// window's rate allows a row of its own; otherwise it is folded into its group (the
     /// ticker records the group once the window is over) and `None` is returned.
-    pub(super) fn take(&mut self, event: AuditEvent, now_ms: i64) -> Option<AuditEvent> {
+    pub(super) fn take(&mut self, mut event: AuditEvent, now_ms: i64) -> Option<AuditEvent> {
         self.roll(now_ms);
+        // A folded row carries the time of its group's first refusal, not the time the
+        // ticker records it.
+        if event.time_ms == 0 {
+            event.time_ms = now_ms;
+        }
         if self.window_start_ms == 0 {
             self.window_start_ms = now_ms;
         }
@@ -70,10 +77,19 @@ impl Tally {
         None
     }
 
+    /// Keeps a refusal row the audit queue had no room for (a full queue) with the
+    /// due rows, for the ticker to record (merged into its group there).
+    pub(super) fn defer(&mut self, event: AuditEvent) {
+        fold(&mut self.due, event, MAX_DUE);
+    }
+
     /// Moves the groups of the current window to the due rows once the window is over
     /// at `now_ms` (the next window starts empty).
     fn roll(&mut self, now_ms: i64) {
-        if self.window_start_ms == 0 || now_ms - self.window_start_ms < WINDOW_MS {
+        // The clock set back (unix time, not monotonic) also ends the window: otherwise
+        // no window would end, and nothing be recorded, until the clock caught up.
+        let elapsed = now_ms - self.window_start_ms;
+        if self.window_start_ms == 0 || (0..WINDOW_MS).contains(&elapsed) {
             return;
         }
         self.window_start_ms = 0;
@@ -264,6 +280,38 @@ mod tests {
             .expect("an overflow row");
         assert_eq!(overflow.reason.as_deref(), Some("*"));
         assert!(overflow.codes.is_empty());
+    }
+
+    /// A clock set back ends the current window (no refusals held back until it
+    /// catches up); folded rows keep the time of their first refusal.
+    #[test]
+    fn a_clock_set_back_ends_the_window_and_rows_keep_their_first_time() {
+        let mut t = Tally::default();
+        for _ in 0..=REFUSALS_PER_SECOND {
+            drop(t.take(refusal("POST", "unauthorized", 1), 50_000));
+        }
+        drop(t.take(refusal("POST", "unauthorized", 1), 50_400));
+        let due = t.drain_due(50_000 - 3_600_000);
+        assert_eq!(due.len(), 1, "{due:?}");
+        assert_eq!(due[0].count, 2);
+        assert_eq!(due[0].time_ms, 50_000);
+        // The new window starts at the new time and records at the rate again.
+        assert!(
+            t.take(refusal("POST", "unauthorized", 1), 50_000 - 3_600_000)
+                .is_some()
+        );
+    }
+
+    /// A row of its own the audit queue had no room for waits for the ticker, counted
+    /// with its group.
+    #[test]
+    fn a_deferred_row_is_recorded_by_the_ticker() {
+        let mut t = Tally::default();
+        let own = t.take(refusal("POST", "unauthorized", 4), 70_000).unwrap();
+        t.defer(own);
+        let due = t.drain_due(70_000);
+        assert_eq!(due.len(), 1, "{due:?}");
+        assert_eq!((due[0].count, due[0].bytes, due[0].time_ms), (1, 4, 70_000));
     }
 
     /// While the ticker waits (audit queue full), windows go on ending with new groups:
