@@ -239,13 +239,15 @@ fn lone_cr_as_lf(text: &str) -> Option<String> {
 
 /// Whether markdown text can hold anything the markdown sanitizer changes: a link, image
 /// or HTML (`<`, `[`), a bare URL that can carry data (`://` or `www.`, with `?` or
-/// `#`), or a bare `ftp://` or `xmpp:` URL.
+/// `#`; or a schemeless one, [`may_hold_schemeless_url`]), or a bare `ftp://` or
+/// `xmpp:` URL.
 fn may_hold_markdown(text: &[u8]) -> bool {
     memchr::memchr2(b'<', b'[', text).is_some()
         || (memchr::memchr2(b'?', b'#', text).is_some()
             && (memchr::memmem::find(text, b"://").is_some()
                 || memchr::memmem::find(text, b"www.").is_some()
-                || memchr::memmem::find(text, b"WWW.").is_some()))
+                || memchr::memmem::find(text, b"WWW.").is_some()
+                || may_hold_schemeless_url(text)))
         || memchr::memchr_iter(b':', text).any(|i| {
             // cmark-gfm also autolinks `ftp://` and `xmpp:`, any letter case.
             let before = &text[..i];
@@ -254,6 +256,24 @@ fn may_hold_markdown(text: &[u8]) -> bool {
                 && text[i..].starts_with(b"://"))
                 || (before.len() >= 4 && before[i - 4..].eq_ignore_ascii_case(b"xmpp"))
         })
+}
+
+/// Whether some whitespace-delimited token of `text` has a `.` followed by a letter or
+/// digit (or a non-ASCII byte) and, after it, a `?` or `#`: the shape of a schemeless
+/// link carrying data (`attacker.com/c?d=…`) that markdown-it's linkify makes. One pass.
+fn may_hold_schemeless_url(text: &[u8]) -> bool {
+    let mut dotted = false;
+    let mut after_dot = false;
+    for &b in text {
+        match b {
+            b' ' | b'\t' | b'\n' | b'\r' | b'<' => dotted = false,
+            b'?' | b'#' if dotted => return true,
+            _ if after_dot && (b.is_ascii_alphanumeric() || !b.is_ascii()) => dotted = true,
+            _ => {}
+        }
+        after_dot = b == b'.';
+    }
+    false
 }
 
 /// Which sanitizer a MIME type gets.

@@ -519,6 +519,39 @@ fn bare_urls_after_punctuation_are_made_inert() {
     }
 }
 
+/// markdown-it with `linkify` (linkify-it's fuzzy links, on by default there) makes a
+/// link of a domain name without scheme or `www.`: one that carries data to an untrusted
+/// host is made inert like the other bare URLs. Look-alikes stay: no data, a trusted
+/// host, a suffix no registry has, a name glued to a word, an e-mail address, a path.
+#[test]
+fn schemeless_links_markdown_it_would_make_are_made_inert() {
+    for text in [
+        "see attacker.com/c?token=c2VjcmV0LXRva2Vu now",
+        "(collect.attacker.io/p#token=c2VjcmV0LXRva2Vu) now",
+        "Beacon: ATTACKER.COM:8443/x?session=c2VjcmV0LXRva2Vu done",
+        "\"exfil.co.uk/?q=c2VjcmV0LXRva2Vu\"",
+    ] {
+        let (out, codes, _) = run(text);
+        assert!(
+            out.contains("(link removed)") && codes.contains(&Code::LinkExfiltration),
+            "{text:?} -> {out:?} {codes:?}"
+        );
+    }
+    for text in [
+        "Docs live at docs.example.com/guide and example.org/about.",
+        "see trusted.example/c?token=c2VjcmV0LXRva2Vu and api.trusted.example/v1?x=1",
+        "open config.local/x?token=c2VjcmV0LXRva2Vu or attacker.example/c?token=c2VjcmV0LXRva2Vu",
+        "see-attacker.invalid/c?token=c2VjcmV0LXRva2Vu; mail bob@attacker.com?subject=c2VjcmV0LXRva2Vu",
+        "path /srv/attacker.com/c?token=c2VjcmV0LXRva2Vu and ./file.tar.gz?x=c2VjcmV0LXRva2Vu",
+    ] {
+        let (out, codes, borrowed) = run(text);
+        assert!(
+            borrowed && codes.is_empty(),
+            "{text:?} -> {out:?} {codes:?}"
+        );
+    }
+}
+
 #[test]
 fn findings_carry_path_and_severity() {
     let out = sanitize_markup(

@@ -436,7 +436,64 @@ fn bare_url_candidates(text: &str, lower: &str) -> Vec<(Range<usize>, url::Url)>
             skip = token_end;
         }
     }
+    let fuzzy = fuzzy_url_candidates(text, &out);
+    out.extend(fuzzy);
     out
+}
+
+/// Schemeless links as markdown-it's `linkify` option finds them (linkify-it's
+/// `fuzzyLink`, on by default there): a domain name with a known public suffix
+/// (`attacker.com/c?d=…`) that starts a token or follows a character other than a
+/// letter, digit, `.`, `:`, `/`, `-`, `_` or `@` (linkify-it's rule), then a port, path,
+/// query or fragment; candidates inside `covered` (the `www.` and scheme ones) are left
+/// to those. Wider than linkify-it, which knows fewer suffixes: a wrongly taken
+/// candidate only gets inert text, and only when it carries data to an untrusted host.
+fn fuzzy_url_candidates(
+    text: &str,
+    covered: &[(Range<usize>, url::Url)],
+) -> Vec<(Range<usize>, url::Url)> {
+    let domain_char = |c: char| c.is_alphanumeric() || c == '-' || c == '.';
+    let mut out = Vec::new();
+    let mut prev: Option<char> = None;
+    let mut resume = 0;
+    for (start, c) in text.char_indices() {
+        let before = prev.replace(c);
+        if start < resume
+            || !c.is_alphanumeric()
+            || before.is_some_and(|b| {
+                b.is_alphanumeric() || matches!(b, '.' | ':' | '/' | '-' | '_' | '@')
+            })
+            || covered.iter().any(|(r, _)| r.contains(&start))
+        {
+            continue;
+        }
+        let run = text[start..]
+            .find(|c: char| !domain_char(c))
+            .map_or(&text[start..], |n| &text[start..start + n]);
+        let domain = run.trim_end_matches(['.', '-']);
+        if !domain.contains('.')
+            || !text[start + domain.len()..].starts_with(['/', '?', '#', ':'])
+            || !known_suffix(&domain.to_lowercase())
+        {
+            continue;
+        }
+        let token_end = text[start..]
+            .find(|c: char| c.is_whitespace() || c == '<')
+            .map_or(text.len(), |n| start + n);
+        let candidate = trim_autolink(&text[start..token_end]);
+        if let Ok(url) = url::Url::parse(&format!("http://{candidate}")) {
+            out.push((start..start + candidate.len(), url));
+            resume = start + candidate.len();
+        }
+    }
+    out
+}
+
+/// `domain` (lowercase) ends in a public suffix the Public Suffix List knows and has a
+/// label before it.
+fn known_suffix(domain: &str) -> bool {
+    psl::suffix(domain.as_bytes()).is_some_and(|s| s.is_known())
+        && psl::domain(domain.as_bytes()).is_some()
 }
 
 /// What starts a GFM extended autolink (cmark-gfm's `autolink` extension).
