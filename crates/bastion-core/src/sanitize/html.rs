@@ -384,6 +384,16 @@ fn analyze(elements: &[Element], policy: &ContentPolicy) -> Analysis {
                     ));
                     a.images.push(markup::image_marker(alt, None));
                 }
+                Some(two @ Target::TwoReadings { .. }) => {
+                    a.findings.push((
+                        Code::UrlInvalidCharacter,
+                        format!(
+                            "an HTML <img> loading from {} depending on who reads it was removed",
+                            two.hosts()
+                        ),
+                    ));
+                    a.images.push(markup::image_marker(alt, None));
+                }
                 _ => a.images.push(markup::image_marker(alt, None)),
             }
         } else if !allowed_tag {
@@ -413,6 +423,17 @@ fn analyze(elements: &[Element], policy: &ContentPolicy) -> Analysis {
                         Code::DangerousUrlScheme,
                         format!(
                             "an HTML {attr} attribute used the {scheme}: scheme; it was removed"
+                        ),
+                    ));
+                }
+                two @ Target::TwoReadings { .. } => {
+                    a.removes_something = true;
+                    a.drop_hrefs.push(value.clone());
+                    a.findings.push((
+                        Code::UrlInvalidCharacter,
+                        format!(
+                            "an HTML {attr} attribute reaching {} depending on who reads it was removed",
+                            two.hosts()
                         ),
                     ));
                 }
@@ -769,7 +790,7 @@ pub(crate) fn loading_image(text: &str, policy: &ContentPolicy, max_len: usize) 
         });
     let loads = match src.as_deref().map(markup::classify) {
         Some(Target::Web(url)) => !policy.is_trusted(url.host_str().unwrap_or_default()),
-        Some(Target::Disallowed(_) | Target::Mailto) => true,
+        Some(Target::Disallowed(_) | Target::Mailto | Target::TwoReadings { .. }) => true,
         _ => false,
     };
     (read, loads)

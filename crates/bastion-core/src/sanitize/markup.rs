@@ -428,6 +428,33 @@ pub(crate) enum Target {
     Disallowed(String),
     /// Not a URL even relative to a base: a browser would not follow it.
     Invalid,
+    /// A web URL whose host depends on who reads it: `written` is the destination as
+    /// written (a browser reading raw HTML, where `\\` is a path separator), `encoded` as
+    /// markdown renderers write it into `href`/`src` (percent-encoded, cmark's
+    /// `houdini_escape_href`: `\\` becomes `%5C`, so `https://a.example\\@b.example/`
+    /// reaches `b.example`). Either may be refused (`None`) but not both; where both parse
+    /// their hosts differ. Callers make it inert (WHATWG URL §4.4; fails closed).
+    TwoReadings {
+        /// The reading as written, when it parses to a web URL with a host.
+        written: Option<Url>,
+        /// The reading as a renderer percent-encodes it.
+        encoded: Option<Url>,
+    },
+}
+
+impl Target {
+    /// The hosts of a [`Target::TwoReadings`], for messages (`"a.example or b.example"`).
+    pub(crate) fn hosts(&self) -> String {
+        let Self::TwoReadings { written, encoded } = self else {
+            return String::new();
+        };
+        [written, encoded]
+            .into_iter()
+            .flatten()
+            .map(|u| u.host_str().unwrap_or_default().to_owned())
+            .collect::<Vec<_>>()
+            .join(" or ")
+    }
 }
 
 /// Base used to tell relative references from protocol-relative ones.
@@ -438,6 +465,35 @@ const PROBE_BASE: &str = "https://relative.invalid/";
 /// trailing C0 controls and spaces and removes tabs and newlines, as browsers do, so
 /// `" JaVa\tScRiPt:…"` is `Disallowed("javascript")`.
 pub(crate) fn classify(dest: &str) -> Target {
+    let target = classify_written(dest);
+    // Where no `\\` or non-ASCII is there to be encoded, both readings are one.
+    if !dest.bytes().any(|b| b == b'\\' || !b.is_ascii()) {
+        return target;
+    }
+    let web_of = |t: Target| match t {
+        Target::Web(url) => Some(url),
+        _ => None,
+    };
+    let encoded = percent_encoding::utf8_percent_encode(dest, HREF_ENCODED).to_string();
+    match (target, web_of(classify_written(&encoded))) {
+        (Target::Web(written), Some(encoded)) if written.host() != encoded.host() => {
+            Target::TwoReadings {
+                written: Some(written),
+                encoded: Some(encoded),
+            }
+        }
+        // Refused as written, a web URL as a renderer writes it: the renderer's reading
+        // is what a browser follows.
+        (Target::Invalid, Some(encoded)) => Target::TwoReadings {
+            written: None,
+            encoded: Some(encoded),
+        },
+        (target, _) => target,
+    }
+}
+
+/// [`classify`] of the destination as written (relative ones are read both ways).
+fn classify_written(dest: &str) -> Target {
     match Url::parse(dest) {
         Ok(url) => match url.scheme() {
             "http" | "https" if url.host_str().is_some_and(|h| !h.is_empty()) => Target::Web(url),

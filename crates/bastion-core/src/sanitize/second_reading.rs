@@ -93,6 +93,10 @@ fn active_link(dest: &str, policy: &ContentPolicy) -> Option<(Code, String)> {
             Code::DangerousUrlScheme,
             format!("a link to a {scheme}: URL"),
         )),
+        two @ Target::TwoReadings { .. } => Some((
+            Code::UrlInvalidCharacter,
+            format!("a link reaching {} depending on who reads it", two.hosts()),
+        )),
         Target::Web(url) => {
             let host = url.host_str().unwrap_or_default();
             (!policy.is_trusted(host) && !markup::data_carriers(&url).is_empty()).then(|| {
@@ -116,6 +120,13 @@ fn active_image(src: &str, policy: &ContentPolicy) -> Option<(Code, String)> {
         Target::Disallowed(scheme) => Some((
             Code::DangerousUrlScheme,
             format!("an image with a {scheme}: source"),
+        )),
+        two @ Target::TwoReadings { .. } => Some((
+            Code::UrlInvalidCharacter,
+            format!(
+                "an image loaded from {} depending on who reads it",
+                two.hosts()
+            ),
         )),
         Target::Mailto => Some((
             Code::DangerousUrlScheme,

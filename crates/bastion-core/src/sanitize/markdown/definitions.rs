@@ -97,6 +97,16 @@ pub(super) fn definition_edit(
             }
             !carriers.is_empty()
         }
+        two @ Target::TwoReadings { .. } => {
+            findings.push(
+                Code::UrlInvalidCharacter,
+                format!(
+                    "a link reference definition's destination reaches {} depending on who reads it; it now leads to #",
+                    two.hosts()
+                ),
+            );
+            true
+        }
         Target::Mailto | Target::Relative | Target::Invalid => false,
     };
     let title = definition

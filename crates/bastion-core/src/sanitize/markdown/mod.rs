@@ -504,6 +504,16 @@ fn image(
             );
             markup::image_marker(&frame.plain, None)
         }
+        two @ Target::TwoReadings { .. } => {
+            findings.push(
+                Code::UrlInvalidCharacter,
+                format!(
+                    "an image's source reaches {} depending on who reads it; it was replaced by text",
+                    two.hosts()
+                ),
+            );
+            markup::image_marker(&frame.plain, None)
+        }
         Target::Mailto => {
             findings.push(
                 Code::DangerousUrlScheme,
@@ -529,6 +539,16 @@ fn link(
             findings.push(
                 Code::DangerousUrlScheme,
                 format!("a link to a {scheme}: URL was removed; its text is kept"),
+            );
+            Some((markup::escape_inline(&text), text))
+        }
+        two @ Target::TwoReadings { .. } => {
+            findings.push(
+                Code::UrlInvalidCharacter,
+                format!(
+                    "a link reaching {} depending on who reads it was removed; its text is kept",
+                    two.hosts()
+                ),
             );
             Some((markup::escape_inline(&text), text))
         }

