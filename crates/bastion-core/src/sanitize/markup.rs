@@ -884,9 +884,12 @@ pub(crate) const LT: &str = "&lt;";
 /// Escapes every ASCII punctuation character of markdown text (fallback when the
 /// sanitizer does not settle, or when a second reading finds something active), `<` as
 /// [`LT`], and defangs what GFM autolinkers start a link at: `://` becomes `[:]//`,
-/// `xmpp:` becomes `xmpp[:]` and `www.` becomes `www[.]`. Escaping alone does not stop an autolink (cmark-gfm takes the
-/// backslashes into the URL), and the URL rules of the parsers differ in corners (what
-/// ends a `www.` domain), so the fallback leaves no autolink to find at all.
+/// `xmpp:` becomes `xmpp[:]` and `www.` becomes `www[.]`. Escaping alone does not stop
+/// an autolink (cmark-gfm takes the backslashes into the URL), and the URL rules of the
+/// parsers differ in corners (what ends a `www.` domain), so the fallback leaves no
+/// autolink to find at all. Every `.` is escaped too: markdown-it's linkify reads text
+/// tokens, which end at an escape, so `attacker\.com/c?…` and `//attacker\.com` hold no
+/// schemeless link for it.
 fn escape_markdown_all(text: &str) -> String {
     let mut out = String::with_capacity(text.len() * 2);
     let bytes = text.as_bytes();
@@ -907,10 +910,7 @@ fn escape_markdown_all(text: &str) -> String {
             continue;
         }
         if ch.is_ascii_punctuation()
-            && !matches!(
-                ch,
-                '.' | ',' | ':' | ';' | '/' | '?' | '=' | '%' | '\'' | '"'
-            )
+            && !matches!(ch, ',' | ':' | ';' | '/' | '?' | '=' | '%' | '\'' | '"')
         {
             out.push('\\');
         }
@@ -987,7 +987,7 @@ mod tests {
             escape_markdown_all,
         );
         assert!(
-            out.contains("http\\[:\\]//attacker.example/c?token=c2VjcmV0LXRva2Vu"),
+            out.contains("http\\[:\\]//attacker\\.example/c?token=c2VjcmV0LXRva2Vu"),
             "{out}"
         );
         assert_eq!(super::super::second_reading::first_active(&out, &p), None);

@@ -858,3 +858,59 @@ fn destinations_with_two_readings_are_made_inert() {
         );
     }
 }
+
+/// Bare URLs markdown-it (linkify) links that the first schemeless and two-readings
+/// changes missed (hostile review): `//` links with user info or an IPv4 host; a `<` in
+/// user info (linkify-it's user info takes it, GFM's candidate ends there); a URL after
+/// more than 64 others in one token (linkify-it starts anew after `>`); a bare URL whose
+/// host depends on the reader (`\` before `@`) where no autolinker of cmark-gfm starts;
+/// `"` and `|` inside a schemeless path. Each is made inert.
+#[test]
+fn bare_urls_linkify_takes_further_are_made_inert() {
+    let t = "token=c2VjcmV0LXRva2Vu";
+    for text in [
+        format!("see //user@attacker.com/c?{t} now"),
+        format!("see //trusted.example@attacker.com/c?{t} now"),
+        format!("see //203.0.113.5/c?{t} now"),
+        format!("see https://trusted.example<@attacker.com/c?{t} now"),
+        format!("{}https://attacker.com/c?{t}", "https://a>".repeat(64)),
+        format!("[https://trusted.example\\a@attacker.com/c?{t}"),
+        format!("see [https://trusted.example\\a@attacker.com/c?{t}] now"),
+        format!("see attacker.com/c\"x\"?{t} now"),
+        format!("see attacker.com/c|?{t} now"),
+        format!("see //attacker.com/c|x|?{t} now"),
+    ] {
+        let (out, codes, borrowed) = run(&text);
+        assert!(
+            !borrowed && !codes.is_empty() && out.contains("(link removed)"),
+            "{text:?} -> {out:?} {codes:?}"
+        );
+    }
+}
+
+/// Text with many schemeless names and no query or fragment after them (a JSON list of
+/// module paths), and a long CJK paragraph around a domain, stay readable: a candidate
+/// past the read limits counts as cut only when a `?` or `#` follows in its token, and
+/// then only its host is made inert.
+#[test]
+fn long_tokens_of_names_stay_as_written() {
+    let modules = (0..70)
+        .map(|i| format!("{{\"path\":\"github.com/org/repo{i}\",\"v\":\"v1.{i}.0\"}}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    let (out, codes, borrowed) = run(&format!("[{modules}]"));
+    assert!(borrowed && codes.is_empty(), "{out:?} {codes:?}");
+    let cjk = format!(
+        "详情请看github.com/rust-lang/rust。{}\n\n参见[文档](https://docs.rs/)。",
+        "这是一个很长的段落，用来说明问题。".repeat(150)
+    );
+    let (out, _, _) = run(&cjk);
+    assert!(!out.contains("%E8%BF%99"), "{}", &out[..300]);
+    // With a query later in the token, the cut candidate's host alone is made inert.
+    let (out, codes, _) = run(&format!(
+        "详情请看github.com/rust-lang/rust。{}?token=c2VjcmV0LXRva2Vu",
+        "这是一个很长的段落，用来说明问题。".repeat(150)
+    ));
+    assert!(codes.contains(&Code::LinkExfiltration), "{codes:?}");
+    assert!(out.contains("这是一个很长的段落"), "{}", &out[..300]);
+}

@@ -340,8 +340,13 @@ impl TextRun {
         findings: &mut Findings<'_>,
         found: &mut Vec<(Range<usize>, Edit, String)>,
     ) {
-        for (range, url, cut) in bare_url_candidates(&self.decoded, lower, false) {
-            if let Some((with, plain)) = bare_url_edit(&url, cut, policy, findings) {
+        let verbatim = self.pieces.iter().all(|p| p.2)
+            && self.pieces.windows(2).all(|w| w[0].1.end == w[1].1.start);
+        // markdown-it's linkify reads text tokens, which end at an escape or entity: its
+        // schemeless links are looked for in the source (below) when the run has any.
+        for candidate in bare_url_candidates(&self.decoded, lower, false, verbatim) {
+            if let Some((with, plain)) = bare_url_edit(&candidate, policy, findings) {
+                let range = candidate.range;
                 let source = self.source(range.start, false)..self.source(range.end, true);
                 found.push((
                     range,
@@ -353,8 +358,6 @@ impl TextRun {
                 ));
             }
         }
-        let verbatim = self.pieces.iter().all(|p| p.2)
-            && self.pieces.windows(2).all(|w| w[0].1.end == w[1].1.start);
         let source_start = self.pieces.first().map_or(0, |p| p.1.start);
         // A run that starts with an escaped character (pulldown-cmark leaves the
         // backslash out of the run): markdown-it starts a new text token, and so may
@@ -365,8 +368,9 @@ impl TextRun {
         }
         let source_end = self.pieces.last().map_or(0, |p| p.1.end);
         let raw = &text[source_start..source_end];
-        for (range, url, cut) in bare_url_candidates(raw, &raw.to_ascii_lowercase(), lead_escaped) {
-            if let Some((with, plain)) = bare_url_edit(&url, cut, policy, findings) {
+        for candidate in bare_url_candidates(raw, &raw.to_ascii_lowercase(), lead_escaped, true) {
+            if let Some((with, plain)) = bare_url_edit(&candidate, policy, findings) {
+                let range = candidate.range;
                 let source = source_start + range.start..source_start + range.end;
                 let decoded = self.decoded_at(source.start)..self.decoded_at(source.end);
                 found.push((
@@ -390,31 +394,34 @@ impl TextRun {
 /// the renderer GitHub runs, links (after `"`, `-`, `.`, `<`, `` ` ``, `]` too). The
 /// candidate runs up to whitespace or `<` with trailing punctuation and unbalanced `)`
 /// left out, as GFM does; the URL parser decides the rest. Schemeless ones too
-/// ([`fuzzy_url_candidates`]; `lead_escaped`: the first character of `text` was escaped).
+/// ([`fuzzy_url_candidates`]) when `schemeless` (`lead_escaped`: the first character of
+/// `text` was escaped).
 /// The `bool` of a candidate: it was cut short of where the link may end (see
 /// [`fuzzy_url_candidates`]).
 fn bare_url_candidates(
     text: &str,
     lower: &str,
     lead_escaped: bool,
-) -> Vec<(Range<usize>, url::Url, bool)> {
+    schemeless: bool,
+) -> Vec<Candidate> {
     let mut out = Vec::new();
-    let mut skip = 0;
     // End of the current whitespace-delimited token, and how many candidates in it were
     // looked at. Every trigger in a token is looked at, not only the first: cmark-gfm
     // validates a domain more strictly than the URL parser, moves on past one it refuses
     // and links a later one (`https://[**xmpp:a@b.c` is a valid URL with user info for
-    // the URL parser; cmark-gfm links the `xmpp:`). Up to [`MAX_CANDIDATES_IN_TOKEN`]: the
-    // rest of such a token is left to the second reading.
+    // the URL parser; cmark-gfm links the `xmpp:`), and linkify-it starts a new link
+    // after a `>`. Past [`MAX_CANDIDATES_IN_TOKEN`] in one token, a candidate is read
+    // for [`CAPPED_READ_BYTES`] only and marked cut (see [`Candidate::cut`]).
     let mut token_end = 0;
     let mut looked_at = 0;
+    // The same for the wider stretch linkify-it reads past a `<` (see below).
+    let mut wide_end = 0;
+    let mut wide_looked_at = 0;
+    let mut marks = NextMark::default();
     let mut d = 0;
     while let Some(k) = lower[d..].find(['h', 'w', 'f', 'x']) {
         let start = d + k;
         d = start + 1;
-        if start < skip {
-            continue;
-        }
         let Some(trigger) = autolink_trigger(&lower[start..], text[..start].chars().next_back())
         else {
             continue;
@@ -427,61 +434,161 @@ fn bare_url_candidates(
                     .unwrap_or(text.len() - start);
             looked_at = 0;
         }
+        looked_at += 1;
         let mut end = token_end;
         // In source, a backslash right before the `<` escapes it (it becomes `&lt;`,
         // [`TextRun::ambiguous_lt`]); it is not part of the URL shown.
         if text[end..].starts_with('<') && text[..end].ends_with('\\') {
             end -= 1;
         }
-        let candidate = trim_autolink(&text[start..end]);
-        let parsed = if www {
-            url::Url::parse(&format!("http://{candidate}"))
-        } else {
-            url::Url::parse(candidate)
-        };
-        if let Ok(url) = parsed {
-            out.push((start..start + candidate.len(), url, false));
+        let mut cut = false;
+        if looked_at > MAX_CANDIDATES_IN_TOKEN && end - start > CAPPED_READ_BYTES {
+            end = floor_boundary(text, start + CAPPED_READ_BYTES);
+            cut = marks.within(text, start, token_end);
         }
-        looked_at += 1;
-        if looked_at >= MAX_CANDIDATES_IN_TOKEN {
-            skip = token_end;
+        let prefix = if www { "http://" } else { "" };
+        if let Some(candidate) = Candidate::read(text, start..end, prefix, cut) {
+            out.push(candidate);
+        }
+        // linkify-it's user info takes a `<` (`https://trusted.example<@attacker.example/`
+        // is one link for it, up to whitespace, `>` or a fullwidth bar): read that too.
+        // Bounded like the tokens above, per stretch up to linkify-it's end.
+        if !cut && text[token_end..].starts_with('<') {
+            if start >= wide_end {
+                wide_end = start
+                    + text[start..]
+                        .find(|c: char| c.is_whitespace() || matches!(c, '>' | '\u{ff5c}'))
+                        .unwrap_or(text.len() - start);
+                wide_looked_at = 0;
+            }
+            wide_looked_at += 1;
+            let read = if wide_looked_at > MAX_CANDIDATES_IN_TOKEN {
+                CAPPED_READ_BYTES
+            } else {
+                MAX_FUZZY_BYTES
+            };
+            let far = floor_boundary(text, (start + read).min(wide_end));
+            let cut = far < wide_end && marks.within(text, start, wide_end);
+            if far > token_end
+                && let Some(candidate) = Candidate::read(text, start..far, prefix, cut)
+            {
+                out.push(candidate);
+            }
         }
     }
-    let fuzzy = fuzzy_url_candidates(text, lead_escaped);
-    out.extend(fuzzy);
+    if schemeless {
+        out.extend(fuzzy_url_candidates(text, lead_escaped));
+    }
     out
 }
 
+/// A bare URL candidate: where it is in the text read, the URL it makes, and how it is
+/// judged ([`bare_url_edit`]).
+struct Candidate {
+    /// Byte range in the text read.
+    range: Range<usize>,
+    /// The URL as the URL parser reads it.
+    url: url::Url,
+    /// Read only in part (a length limit) while the link may go on with a query or
+    /// fragment: made inert whenever its host is untrusted.
+    cut: bool,
+    /// Its host depends on the reader (`\\` before `@`, see [`Target::TwoReadings`]):
+    /// always made inert.
+    two_readings: bool,
+}
+
+impl Candidate {
+    /// The candidate in `text[range]` (with `prefix` before it, `http://` for `www.`),
+    /// without GFM's trailing punctuation unless `cut`; `None` when no URL parses.
+    fn read(text: &str, range: Range<usize>, prefix: &str, cut: bool) -> Option<Self> {
+        let written = &text[range.clone()];
+        let written = if cut { written } else { trim_autolink(written) };
+        let full = format!("{prefix}{written}");
+        let url = url::Url::parse(&full).ok()?;
+        Some(Self {
+            range: range.start..range.start + written.len(),
+            url,
+            cut,
+            two_readings: matches!(markup::classify(&full), Target::TwoReadings { .. }),
+        })
+    }
+}
+
+/// The next `?` or `#` at or after a position, for positions that only grow (linear).
+#[derive(Default)]
+struct NextMark {
+    /// Position of the next mark after the last query (`usize::MAX`: not looked yet).
+    at: Option<usize>,
+}
+
+impl NextMark {
+    /// Whether a `?` or `#` lies in `text[from..to]` (`from` never smaller than before):
+    /// without one, a link cut short there carries no query or fragment.
+    fn within(&mut self, text: &str, from: usize, to: usize) -> bool {
+        let at = match self.at {
+            Some(at) if at >= from => at,
+            _ => text[from..]
+                .find(['?', '#'])
+                .map_or(text.len(), |n| from + n),
+        };
+        self.at = Some(at);
+        at < to
+    }
+}
+
+/// The largest char boundary of `text` at or before `at`.
+fn floor_boundary(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// Bytes read of a candidate past [`MAX_CANDIDATES_IN_TOKEN`] in one token.
+const CAPPED_READ_BYTES: usize = 256;
+
 /// Schemeless links as markdown-it's `linkify` option finds them (linkify-it's
-/// `fuzzyLink`, on by default there, and its `//host` links): a host name ending in a
+/// `fuzzyLink`, on by default there, and its `//` links): a host name ending in a
 /// suffix the Public Suffix List knows (`attacker.com/c?d=…`, `s3.amazonaws.com/…`)
 /// where linkify-it can start one (see [`fuzzy_start`]), then a port, path, query or
-/// fragment. Where a host does not parse (an emoji or a combining mark in its first
-/// label), the host from each later label on is tried, since linkify-it would link a
-/// subdomain of it. Candidates may overlap the `www.` and scheme ones and each other
-/// (a trusted link can hold an untrusted one after a `)` or `"`, where linkify-it ends
-/// the first); the caller keeps the earliest edit. Wider than linkify-it, which knows
-/// fewer suffixes: a wrongly taken candidate only gets inert text, and only when it
-/// carries data to an untrusted host. Starts inside a host already looked at are
-/// skipped, later ones in its path are not. Each candidate is at most
-/// [`MAX_FUZZY_BYTES`] long, only the first [`MAX_CANDIDATES_IN_TOKEN`] of a
-/// whitespace-delimited token are read past their host's first following character, and
-/// at most [`MAX_LABEL_TRIES`] hosts of each are parsed, so a token with many starts costs
-/// linear time. A candidate cut short by either limit is marked (`true`): what it carries
-/// was not all read, so the caller makes it inert whenever its host is untrusted.
-/// `lead_escaped`: the first character of `text` was escaped in the source (a link may
-/// start right after it).
-fn fuzzy_url_candidates(text: &str, lead_escaped: bool) -> Vec<(Range<usize>, url::Url, bool)> {
+/// fragment; and after `//`, whatever the URL parser reads as an authority (user info,
+/// an IPv4 address, any host). A link ends at whitespace, a control, `<`, `>` or `｜`
+/// (linkify-it takes `"` and `|` into a path). Where a host does not parse (an emoji or
+/// a combining mark in its first label), the host from each later label on is tried,
+/// since linkify-it would link a subdomain of it. Candidates may overlap the `www.` and
+/// scheme ones and each other (a trusted link can hold an untrusted one after a `)`,
+/// where linkify-it ends the first); the caller keeps the earliest edit. Wider than
+/// linkify-it, which knows fewer suffixes: a wrongly taken candidate only gets inert
+/// text, and only when it carries data to an untrusted host. Starts inside a host
+/// already looked at are skipped, later ones in its path are not.
+///
+/// Bounded: each candidate is read for at most [`MAX_FUZZY_BYTES`], only the first
+/// [`MAX_CANDIDATES_IN_TOKEN`] of a whitespace-delimited token are read past their
+/// host's first following character, and at most [`MAX_LABEL_TRIES`] hosts of each are
+/// parsed, so a token with many starts costs linear time. A candidate cut short by either
+/// limit while a `?` or `#` follows in its token is marked cut ([`Candidate::cut`]) and
+/// covers only its host and the character after it, so that making it inert leaves the
+/// text after it as written. `lead_escaped`: the first character of `text` was escaped
+/// in the source (a link may start right after it).
+fn fuzzy_url_candidates(text: &str, lead_escaped: bool) -> Vec<Candidate> {
     let label_char = |c: char| {
         c.is_alphanumeric()
             || c == '-'
             || !(c.is_ascii() || c.is_whitespace() || c.is_control() || is_wide_punct(c))
+    };
+    let link_end = |from: usize, limit: usize| {
+        text[from..limit]
+            .find(|c: char| {
+                c.is_whitespace() || c.is_control() || matches!(c, '<' | '>' | '\u{ff5c}')
+            })
+            .map_or(limit, |n| from + n)
     };
     let mut out = Vec::new();
     let mut resume = 0;
     // End of the current whitespace-delimited token and the candidates read in it.
     let mut token_end = 0;
     let mut read_in_token = 0;
+    let mut marks = NextMark::default();
     let escaped_end = if lead_escaped {
         text.chars().next().map_or(0, char::len_utf8)
     } else {
@@ -496,6 +603,34 @@ fn fuzzy_url_candidates(text: &str, lead_escaped: bool) -> Vec<(Range<usize>, ur
         {
             continue;
         }
+        if start >= token_end {
+            token_end = text[start..]
+                .find(char::is_whitespace)
+                .map_or(text.len(), |n| start + n);
+            read_in_token = 0;
+        }
+        // linkify-it's `//` links: any authority, user info and IPv4 hosts included.
+        if !after_escape && text[..start].ends_with("//") {
+            read_in_token += 1;
+            let read = if read_in_token > MAX_CANDIDATES_IN_TOKEN {
+                CAPPED_READ_BYTES
+            } else {
+                MAX_FUZZY_BYTES
+            };
+            let limit = floor_boundary(text, (start + read).min(text.len()));
+            let end = link_end(start, limit);
+            let cut = end == limit && marks.within(text, start, token_end);
+            // linkify-it wants a dotted host there (an IPv4 address is one), or localhost.
+            if let Some(candidate) =
+                Candidate::read(text, start - 2..end, "http:", cut).filter(|c| {
+                    c.url
+                        .host_str()
+                        .is_some_and(|h| h.contains('.') || h == "localhost")
+                })
+            {
+                out.push(candidate);
+            }
+        }
         let run = text[start..]
             .find(|c: char| !label_char(c) && c != '.')
             .map_or(&text[start..], |n| &text[start..start + n]);
@@ -506,36 +641,26 @@ fn fuzzy_url_candidates(text: &str, lead_escaped: bool) -> Vec<(Range<usize>, ur
         if !host.contains('.') || !after.starts_with(['/', '?', '#', ':']) {
             continue;
         }
-        if start >= token_end {
-            token_end = text[start..]
-                .find(char::is_whitespace)
-                .map_or(text.len(), |n| start + n);
-            read_in_token = 0;
-        }
         read_in_token += 1;
-        // The rest of the link: up to whitespace or what linkify-it ends a link at, and
-        // past the budget of this token only the character after the host.
+        // The rest of the link, and past the budget of this token only the character
+        // after the host. Only up to the limit: a search to the token's end from every
+        // start in a long token would be quadratic.
         let budget = if read_in_token > MAX_CANDIDATES_IN_TOKEN {
             host.len() + 1
         } else {
             MAX_FUZZY_BYTES
         };
-        let mut limit = (start + budget).min(text.len());
-        while !text.is_char_boundary(limit) {
-            limit -= 1;
-        }
-        // Only up to the limit: a search to the token's end from every start in a long
-        // token would be quadratic.
-        let end = text[start..limit]
-            .find(|c: char| c.is_whitespace() || matches!(c, '<' | '>' | '"' | '|' | '\u{ff5c}'))
-            .map_or(limit, |n| start + n);
+        let limit = floor_boundary(text, (start + budget).min(text.len()));
         // A host that leaves no room for a path within the limit is longer than any
         // name DNS resolves (253 bytes).
-        if start + host.len() >= end {
+        if start + host.len() >= limit {
             continue;
         }
-        let cut = end == limit && limit < token_end;
-        let tail = &text[start + host.len()..end];
+        let mut end = link_end(start, limit);
+        let cut = end == limit && limit < token_end && marks.within(text, start, token_end);
+        if cut {
+            end = start + host.len() + 1;
+        }
         // The host from its first label, then from each later one.
         let label_starts = std::iter::once(0)
             .chain(host.match_indices('.').map(|(i, _)| i + 1))
@@ -545,19 +670,10 @@ fn fuzzy_url_candidates(text: &str, lead_escaped: bool) -> Vec<(Range<usize>, ur
             if !sub.contains('.') || !known_suffix(&sub.to_lowercase()) {
                 continue;
             }
-            let candidate = if cut {
-                &text[start + from..end]
-            } else {
-                trim_autolink(&text[start + from..end])
-            };
-            if candidate.len() <= sub.len() {
-                continue;
-            }
-            if let Ok(url) = url::Url::parse(&format!(
-                "http://{sub}{}",
-                &tail[..candidate.len() - sub.len()]
-            )) {
-                out.push((start + from..start + from + candidate.len(), url, cut));
+            if let Some(candidate) = Candidate::read(text, start + from..end, "http://", cut)
+                .filter(|c| c.range.len() > sub.len())
+            {
+                out.push(candidate);
                 break;
             }
         }
@@ -643,19 +759,33 @@ fn autolink_trigger(rest: &str, before: Option<char>) -> Option<Trigger> {
         .then(|| Trigger::Scheme(scheme.find(':').unwrap_or_default()))
 }
 
-/// How many URL candidates of one token are looked at before the rest of it is skipped
-/// (each costs a parse of the rest of the token).
+/// How many URL candidates of one token are read in full (each costs a parse of up to
+/// the rest of the token); later ones are read in part ([`CAPPED_READ_BYTES`]).
 const MAX_CANDIDATES_IN_TOKEN: usize = 64;
 
 /// The replacement of a bare URL (markdown source, plain text) when it carries data to an
-/// untrusted host, with its finding; `None` when it may stay. `cut`: the URL is a prefix
-/// of a longer link (not all read): made inert whenever its host is untrusted.
+/// untrusted host, when its host depends on the reader, or when it was cut short and
+/// its host is untrusted ([`Candidate`]), with its finding; `None` when it may stay.
 fn bare_url_edit(
-    url: &url::Url,
-    cut: bool,
+    candidate: &Candidate,
     policy: &ContentPolicy,
     findings: &mut Findings<'_>,
 ) -> Option<(String, String)> {
+    let url = &candidate.url;
+    if candidate.two_readings {
+        findings.push(
+            Code::UrlInvalidCharacter,
+            format!(
+                "a bare URL whose host depends on who reads it (the URL parser reads {}) was made inert and is shown",
+                url.host_str().unwrap_or_default()
+            ),
+        );
+        let (source, plain) = markup::defanged_url(url);
+        return Some((
+            format!("{source} (link removed)"),
+            format!("{plain} (link removed)"),
+        ));
+    }
     let url = match markup::classify(url.as_str()) {
         Target::Web(url) => url,
         Target::Disallowed(scheme) => {
@@ -671,14 +801,14 @@ fn bare_url_edit(
                 format!("{plain} (link removed)"),
             ));
         }
-        // A parsed URL's serialization has one reading.
+        // The serialization of a parsed URL: two readings were looked at in the text.
         Target::Mailto | Target::Relative | Target::Invalid | Target::TwoReadings { .. } => {
             return None;
         }
     };
     let host = url.host_str().unwrap_or_default();
     let mut carriers = policy.untrusted_carriers(&url);
-    if cut && carriers.is_empty() && !policy.is_trusted(host) {
+    if candidate.cut && carriers.is_empty() && !policy.is_trusted(host) {
         carriers.push("more than the sanitizer reads of one link".to_owned());
     }
     if carriers.is_empty() {
