@@ -53,6 +53,13 @@ pub fn options() -> comrak::Options<'static> {
 /// falls under and what it is (for the finding's message; never the URL or text
 /// itself). `None` when the reading finds nothing active.
 pub(crate) fn first_active(text: &str, policy: &ContentPolicy) -> Option<(Code, String)> {
+    if autolink_scan_bytes(text) > MAX_AUTOLINK_SCAN_BYTES {
+        return Some((
+            Code::HtmlSanitized,
+            "more bare URLs in unbroken text than an autolinker reads in reasonable time"
+                .to_owned(),
+        ));
+    }
     // With footnotes and without: hosts differ on the extension (as in
     // `super::markdown::sanitize`).
     let mut without_footnotes = options();
@@ -63,6 +70,35 @@ pub(crate) fn first_active(text: &str, policy: &ContentPolicy) -> Option<(Code, 
             .and_then(|_| first_active_with(text, policy, &without_footnotes))
     })
 }
+
+/// Bytes cmark-gfm's (and comrak's) autolinker reads for `text`: from each `://` and
+/// `www.` it reads on to the next whitespace, then cuts the link back, so a long
+/// stretch without whitespace holding many of them costs the square of its length
+/// (comrak 0.59 `autolink::url_match`: 2.1 s for 225 KB of `https://a.com/<`). Linear.
+fn autolink_scan_bytes(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let mut total = 0usize;
+    let mut stretch_end = 0;
+    let triggers =
+        memchr::memmem::find_iter(bytes, b"://").chain(memchr::memmem::find_iter(bytes, b"www."));
+    let mut at: Vec<usize> = triggers.collect();
+    at.sort_unstable();
+    for start in at {
+        if start >= stretch_end {
+            stretch_end = bytes[start..]
+                .iter()
+                .position(u8::is_ascii_whitespace)
+                .map_or(bytes.len(), |n| start + n);
+        }
+        total = total.saturating_add(stretch_end - start);
+    }
+    total
+}
+
+/// Most bytes the second reading lets the autolinker read (see [`autolink_scan_bytes`]):
+/// ~0.1 s of comrak. Text past it takes the escaped fallback, in which no autolink
+/// starts (fails closed).
+const MAX_AUTOLINK_SCAN_BYTES: usize = 64 << 20;
 
 fn first_active_with(
     text: &str,
@@ -258,6 +294,35 @@ mod tests {
 
     fn active(text: &str) -> Option<Code> {
         first_active(text, &ContentPolicy::default()).map(|(code, _)| code)
+    }
+
+    /// The autolinker's reading cost is counted, not paid: many bare URLs in one
+    /// whitespace-free stretch (quadratic for cmark-gfm's autolinker) go to the escaped
+    /// fallback; the same URLs apart, or a long JSON line with a few, are read as usual.
+    #[test]
+    fn text_the_autolinker_would_read_quadratically_is_not_read() {
+        let crowded = "https://a.example/<".repeat(15_000);
+        assert!(autolink_scan_bytes(&crowded) > MAX_AUTOLINK_SCAN_BYTES);
+        assert_eq!(active(&crowded), Some(Code::HtmlSanitized));
+        let out = markup::sanitize_markup(&crowded, None, &ContentPolicy::default(), "/t");
+        assert!(!out.text.contains("://"), "{}", &out.text[..200]);
+        let spaced = "https://a.example/ <".repeat(15_000);
+        assert!(autolink_scan_bytes(&spaced) < 1 << 20);
+        let json = format!(
+            "[{}]",
+            (0..100)
+                .map(|i| format!(
+                    "{{\"url\":\"https://docs.example/p{i}\",\"n\":\"{}\"}}",
+                    "x".repeat(100)
+                ))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        assert!(autolink_scan_bytes(&json) < MAX_AUTOLINK_SCAN_BYTES);
+        assert_eq!(
+            autolink_scan_bytes("www.a.example x https://b.example"),
+            13 + 12
+        );
     }
 
     /// Each kind of active construct is found, and ordinary markdown is not.
