@@ -49,6 +49,7 @@ use std::collections::HashSet;
 use std::ops::Range;
 use text_run::TextRun;
 
+mod bare_url;
 mod definitions;
 mod text_run;
 
