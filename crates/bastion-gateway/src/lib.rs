@@ -70,6 +70,29 @@ pub enum GatewayError {
     },
 }
 
+/// Starts building the detectors and sanitizers (`bastion_core::warm_up`, some 60–90 ms
+/// of CPU) on a thread of its own, once per process; later calls return at once.
+///
+/// A gateway calls this first thing, before it opens the store and starts the server, so
+/// the building overlaps with both. What an ordinary tool list and a first result need
+/// (about a third of the work) is built first, so a benign server's first `tools/list`
+/// does not wait for the patterns only hostile text reaches.
+///
+/// Nothing waits for the thread as a whole: a message that arrives earlier builds the
+/// parts it needs itself, or waits only for a part the thread is building at that moment
+/// (each part is built once per process). When no thread can be started, every part is
+/// built on first use.
+pub fn start_warm_up() {
+    static STARTED: std::sync::Once = std::sync::Once::new();
+    STARTED.call_once(|| {
+        drop(
+            std::thread::Builder::new()
+                .name("bastion-warm-up".into())
+                .spawn(bastion_core::warm_up),
+        );
+    });
+}
+
 /// Unix time now, milliseconds (the core never reads the clock; the edge does).
 pub fn now_ms() -> i64 {
     std::time::SystemTime::now()

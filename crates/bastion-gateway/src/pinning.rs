@@ -93,9 +93,43 @@ fn launch_fingerprint_json(fp: &LaunchFingerprint) -> String {
     canonical(&fp.to_value())
 }
 
+/// Pinning whose launch config is checked ([`Pinning::check_launch`]) but whose server
+/// identity is not yet recorded and whose pins are not yet loaded.
+#[derive(Debug)]
+pub struct Opening {
+    store: Store,
+    server: ServerRecord,
+    mode: PinMode,
+}
+
+impl Opening {
+    /// Records the server identity (`<name>:<launch hash>`, approved when the launch
+    /// check passed) and loads the pins: the second half of [`Pinning::open`].
+    ///
+    /// # Errors
+    /// [`GatewayError::Store`] when the store cannot be read or written.
+    pub async fn finish(self) -> Result<Pinning, GatewayError> {
+        self.store.upsert_server(&self.server).await?;
+        let pinning = Pinning {
+            store: self.store,
+            identity: self.server.identity,
+            name: self.server.name,
+            mode: self.mode,
+            cache: Mutex::new(Cache {
+                pins: HashMap::new(),
+                version: -1,
+                shadow: std::sync::Arc::default(),
+            }),
+        };
+        pinning.reload().await?;
+        Ok(pinning)
+    }
+}
+
 impl Pinning {
     /// Opens pinning for server `launch.name`: records the server identity, checks the
-    /// launch config against the last approved one of that name, and loads the pins.
+    /// launch config against the last approved one of that name, and loads the pins
+    /// ([`Pinning::check_launch`] and then [`Opening::finish`]).
     ///
     /// # Errors
     /// [`GatewayError::Store`] when the store cannot be read or written.
@@ -105,11 +139,29 @@ impl Pinning {
         mode: PinMode,
         now_ms: i64,
     ) -> Result<(Self, LaunchCheck), GatewayError> {
+        let (opening, check) = Self::check_launch(store, launch, mode, now_ms).await?;
+        Ok((opening.finish().await?, check))
+    }
+
+    /// The first half of [`Pinning::open`]: checks the launch config of `launch.name`
+    /// against the last approved one and records the outcome in its pin row. This is all
+    /// that must happen before the server may start; [`Opening::finish`] (server
+    /// identity, loading the pins: a few store round trips) can then run while the
+    /// server starts up.
+    ///
+    /// # Errors
+    /// [`GatewayError::Store`] when the store cannot be read or written;
+    /// [`GatewayError::Protocol`] when the launch config cannot be hashed.
+    pub async fn check_launch(
+        store: Store,
+        launch: &LaunchConfig,
+        mode: PinMode,
+        now_ms: i64,
+    ) -> Result<(Opening, LaunchCheck), GatewayError> {
         let fp = launch.fingerprint();
         let launch_hash = fp
             .hash()
             .map_err(|e| GatewayError::Protocol(e.to_string()))?;
-        let identity = format!("{}:{launch_hash}", launch.name);
         // A lost race is checked again on the new row, up to 3 times; still contended,
         // the server is not started.
         let mut check = None;
@@ -124,30 +176,23 @@ impl Pinning {
             refused: true,
             pin_id: 0,
         });
-        store
-            .upsert_server(&ServerRecord {
-                identity: identity.clone(),
-                name: launch.name.clone(),
-                config_hash: launch_hash,
-                launch_config: launch_fingerprint_json(&fp),
-                approved: !check.refused,
-                first_seen_ms: now_ms,
-                last_seen_ms: now_ms,
-            })
-            .await?;
-        let pinning = Self {
-            store,
-            identity,
+        let server = ServerRecord {
+            identity: format!("{}:{launch_hash}", launch.name),
             name: launch.name.clone(),
-            mode,
-            cache: Mutex::new(Cache {
-                pins: HashMap::new(),
-                version: -1,
-                shadow: std::sync::Arc::default(),
-            }),
+            config_hash: launch_hash,
+            launch_config: launch_fingerprint_json(&fp),
+            approved: !check.refused,
+            first_seen_ms: now_ms,
+            last_seen_ms: now_ms,
         };
-        pinning.reload().await?;
-        Ok((pinning, check))
+        Ok((
+            Opening {
+                store,
+                server,
+                mode,
+            },
+            check,
+        ))
     }
 
     /// The tools of the other servers in the store, indexed for `tool_name_collision`

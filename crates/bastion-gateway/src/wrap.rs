@@ -188,19 +188,23 @@ where
 {
     #[cfg(feature = "failpoints")]
     set_failpoints();
-    // Compile the detectors (~45 ms) and the sanitizers while the store opens and the
-    // server starts, not on its first answer.
-    drop(tokio::task::spawn_blocking(bastion_core::detect::warm_up));
-    drop(tokio::task::spawn_blocking(
-        bastion_core::warm_up_sanitizers,
-    ));
+    // Compile the detectors and the sanitizers while the server starts, not on its first
+    // answer (a no-op when the caller started it earlier, as `mcp-bastion wrap` does).
+    crate::start_warm_up();
     // The launch config is checked before anything is started: in strict mode a new or
     // changed command must not run until it is approved.
-    let pinning = match &cfg.pinning {
-        Some(setup) => Some(Arc::new(open_pinning(&cfg, setup, &audit).await?)),
+    let opening = match &cfg.pinning {
+        Some(setup) => Some(open_pinning(&cfg, setup, &audit).await?),
         None => None,
     };
     let (mut server, server_in, server_out, server_err) = Upstream::start(&cfg, &audit)?;
+    // The rest of pinning (server identity, loading the pins) runs while the server
+    // starts up; no frame is read before it is done. On a store failure the server is
+    // killed when it is dropped.
+    let pinning = match opening {
+        Some(opening) => Some(Arc::new(opening.finish().await?)),
+        None => None,
+    };
     let pgid = server.pgid();
 
     let (to_host, host_rx) = Outbox::new();
@@ -410,7 +414,7 @@ async fn open_pinning(
     cfg: &WrapConfig,
     setup: &PinningSetup,
     audit: &AuditSink,
-) -> Result<Pinning, GatewayError> {
+) -> Result<crate::pinning::Opening, GatewayError> {
     let mut launch = launch_config(&cfg.name, &cfg.command);
     if let Some(remote) = &cfg.remote {
         // A remote server's identity is its URL: this process's loader variables change
@@ -418,8 +422,8 @@ async fn open_pinning(
         launch.url = Some(remote.url.clone());
         launch.env.clear();
     }
-    let (pinning, check) =
-        Pinning::open(setup.store.clone(), &launch, setup.mode, crate::now_ms()).await?;
+    let (opening, check) =
+        Pinning::check_launch(setup.store.clone(), &launch, setup.mode, crate::now_ms()).await?;
     if !check.findings.is_empty() || check.refused {
         let why: Vec<String> = check.findings.iter().map(|f| f.message.clone()).collect();
         let first_launch = why.is_empty();
@@ -452,6 +456,8 @@ async fn open_pinning(
             );
         }
         if check.refused {
+            // The server identity is recorded as not approved (`pins` lists it).
+            opening.finish().await?;
             return Err(GatewayError::LaunchNotApproved {
                 name: cfg.name.clone(),
                 pin_id: check.pin_id,
@@ -459,7 +465,7 @@ async fn open_pinning(
             });
         }
     }
-    Ok(pinning)
+    Ok(opening)
 }
 
 /// Test builds only (feature `failpoints`): the fail points `FAILPOINTS` names

@@ -478,6 +478,8 @@ fn run_wrap_with(
     publish: bool,
     remote: Option<wrap_remote::Remote>,
 ) -> Result<i32, Failure> {
+    // Detectors build on their own thread while the store opens and the server starts.
+    bastion_gateway::start_warm_up();
     let name = name.unwrap_or_else(|| default_name(&command));
     let contract = match wrap_contract::load(contract, store_url) {
         Ok(wrap_contract::Loaded::Absent) => None,

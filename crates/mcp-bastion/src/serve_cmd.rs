@@ -84,6 +84,8 @@ pub(crate) fn run(
     let oauth = remote.as_ref().and_then(|r| r.oauth.clone());
     wcfg.remote = remote.map(|r| r.server);
     child::adopt_orphans();
+    // Detectors build on their own thread while the listener and the store open.
+    bastion_gateway::start_warm_up();
     let rt = crate::runtime()?;
     let code = rt.block_on(async {
         let listener = tokio::net::TcpListener::bind(args.listen)

@@ -1009,6 +1009,54 @@ fn a_changed_tool_is_withheld_until_approved_and_the_host_is_told() {
     assert_eq!(bad.status.code(), Some(2));
 }
 
+/// The launch check runs before the server starts, and the rest of pinning (server
+/// identity, pins) after: a refused launch config never runs, a revoked one neither, and
+/// an approved one runs once.
+#[test]
+fn a_refused_launch_config_never_starts_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("pins.db");
+    let config = dir.path().join("strict.toml");
+    std::fs::write(&config, "[pinning]\nmode = \"strict\"\n").unwrap();
+    let marker = dir.path().join("started");
+    let script = format!("echo x >> '{}'", marker.display());
+    let args = [
+        "--config",
+        config.to_str().unwrap(),
+        "wrap",
+        "--name",
+        "marker",
+        "--",
+        "/bin/sh",
+        "-c",
+        &script,
+    ];
+    let out = run(&args, "", &store);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert!(!marker.exists(), "a never approved command ran");
+    let pending = pins_json(&store, &["--state", "pending"]);
+    assert_eq!(pending.len(), 1, "{pending:?}");
+    let id = pending[0]["id"].as_i64().unwrap().to_string();
+    assert_eq!(
+        run(&["pins", "approve", &id], "", &store).status.code(),
+        Some(0)
+    );
+    let out = run(&args, "", &store);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "x\n");
+    assert_eq!(
+        run(&["pins", "revoke", &id], "", &store).status.code(),
+        Some(0)
+    );
+    let out = run(&args, "", &store);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(&marker).unwrap(),
+        "x\n",
+        "a revoked command ran"
+    );
+}
+
 #[test]
 fn strict_pinning_refuses_an_unapproved_launch_config() {
     let dir = tempfile::tempdir().unwrap();

@@ -174,6 +174,17 @@ fn classify_words(words: &str) -> Named {
     Named::Nothing
 }
 
+/// Builds the patterns every parameter check runs (the noun patterns of every kind, their
+/// union, the leading determiners): most tool lists have parameters with descriptions,
+/// so [`super::warm_up_plain_descriptors`] builds them ahead of the first list.
+pub(crate) fn warm() {
+    let _ = classify_words("");
+    for kind in Kind::ALL {
+        let _ = kind.pattern();
+    }
+    LazyLock::force(&LEADING_NOUN_PHRASE);
+}
+
 /// An identifier or short label as folded words (`sshPrivateKey` → `ssh private key`).
 fn as_words(text: &str) -> String {
     fold(identifier_words(text, false).as_deref().unwrap_or(text))
