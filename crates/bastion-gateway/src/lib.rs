@@ -70,13 +70,15 @@ pub enum GatewayError {
     },
 }
 
-/// Starts building the detectors and sanitizers (`bastion_core::warm_up`, some 60–90 ms
-/// of CPU) on a thread of its own, once per process; later calls return at once.
+/// Starts building what ordinary traffic needs (`bastion_core::warm_up_common`: the
+/// anchor automaton, the parameter-name patterns, the sanitizers; some 25 ms of CPU) on
+/// a thread of its own, once per process; later calls return at once.
 ///
 /// A gateway calls this first thing, before it opens the store and starts the server, so
-/// the building overlaps with both. What an ordinary tool list and a first result need
-/// (about a third of the work) is built first, so a benign server's first `tools/list`
-/// does not wait for the patterns only hostile text reaches.
+/// the building overlaps with both and a benign server's first `tools/list` does not
+/// wait for it. The phrase patterns only instruction-like text reaches are built when a
+/// message first needs one (1–11 ms each, once per process), so a gateway that never
+/// sees such text does not hold them (about 5 MiB).
 ///
 /// Nothing waits for the thread as a whole: a message that arrives earlier builds the
 /// parts it needs itself, or waits only for a part the thread is building at that moment
@@ -88,7 +90,7 @@ pub fn start_warm_up() {
         drop(
             std::thread::Builder::new()
                 .name("bastion-warm-up".into())
-                .spawn(bastion_core::warm_up),
+                .spawn(bastion_core::warm_up_common),
         );
     });
 }

@@ -207,11 +207,11 @@ pub fn scan_schema_strings(value: &Value, path: &str) -> Vec<Finding> {
     findings
 }
 
-/// Compiles the detectors' automata and patterns ahead of the first message (they are
-/// built lazily, once per process): a gateway calls this on a spare thread at start-up so
-/// the first `tools/list` does not wait for it. Runs once per process; later calls
-/// return at once (a listener starts a relay per session, and each scan on a new thread
-/// would add that thread's matching caches, some 400 KiB, for nothing).
+/// Compiles all of the detectors' automata and patterns ahead of the first message (they
+/// are built lazily, once per process): for callers that would rather spend the memory
+/// of every pattern (about 10 MiB) than build one while a message waits. A gateway
+/// builds only [`warm_up_plain_descriptors`] ahead (see `bastion_core::warm_up_common`).
+/// Runs once per process; later calls return at once.
 pub fn warm_up() {
     static DONE: std::sync::Once = std::sync::Once::new();
     DONE.call_once(|| {
