@@ -104,7 +104,8 @@ pub struct Opening {
 
 impl Opening {
     /// Records the server identity (`<name>:<launch hash>`, approved when the launch
-    /// check passed) and loads the pins: the second half of [`Pinning::open`].
+    /// check passed) and loads the pins: the second half of opening, after
+    /// [`Pinning::check_launch`].
     ///
     /// # Errors
     /// [`GatewayError::Store`] when the store cannot be read or written.
@@ -127,24 +128,9 @@ impl Opening {
 }
 
 impl Pinning {
-    /// Opens pinning for server `launch.name`: records the server identity, checks the
-    /// launch config against the last approved one of that name, and loads the pins
-    /// ([`Pinning::check_launch`] and then [`Opening::finish`]).
-    ///
-    /// # Errors
-    /// [`GatewayError::Store`] when the store cannot be read or written.
-    pub async fn open(
-        store: Store,
-        launch: &LaunchConfig,
-        mode: PinMode,
-        now_ms: i64,
-    ) -> Result<(Self, LaunchCheck), GatewayError> {
-        let (opening, check) = Self::check_launch(store, launch, mode, now_ms).await?;
-        Ok((opening.finish().await?, check))
-    }
-
-    /// The first half of [`Pinning::open`]: checks the launch config of `launch.name`
-    /// against the last approved one and records the outcome in its pin row. This is all
+    /// Opens pinning for server `launch.name`, first half: checks the launch config
+    /// against the last approved one of that name and records the outcome in its pin
+    /// row. This is all
     /// that must happen before the server may start; [`Opening::finish`] (server
     /// identity, loading the pins: a few store round trips) can then run while the
     /// server starts up.

@@ -1009,6 +1009,13 @@ fn a_changed_tool_is_withheld_until_approved_and_the_host_is_told() {
     assert_eq!(bad.status.code(), Some(2));
 }
 
+/// A config file in `dir` that turns on strict pinning.
+fn strict_pinning_config(dir: &Path) -> PathBuf {
+    let config = dir.join("strict.toml");
+    std::fs::write(&config, "[pinning]\nmode = \"strict\"\n").unwrap();
+    config
+}
+
 /// The launch check runs before the server starts, and the rest of pinning (server
 /// identity, pins) after: a refused launch config never runs, a revoked one neither, and
 /// an approved one runs once.
@@ -1016,8 +1023,7 @@ fn a_changed_tool_is_withheld_until_approved_and_the_host_is_told() {
 fn a_refused_launch_config_never_starts_the_server() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("pins.db");
-    let config = dir.path().join("strict.toml");
-    std::fs::write(&config, "[pinning]\nmode = \"strict\"\n").unwrap();
+    let config = strict_pinning_config(dir.path());
     let marker = dir.path().join("started");
     let script = format!("echo x >> '{}'", marker.display());
     let args = [
@@ -1061,8 +1067,7 @@ fn a_refused_launch_config_never_starts_the_server() {
 fn strict_pinning_refuses_an_unapproved_launch_config() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("pins.db");
-    let config = dir.path().join("strict.toml");
-    std::fs::write(&config, "[pinning]\nmode = \"strict\"\n").unwrap();
+    let config = strict_pinning_config(dir.path());
     let server = rug_server();
     let mut args = vec![
         "--config",
