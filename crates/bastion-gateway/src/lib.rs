@@ -28,7 +28,9 @@ pub mod wrap;
 pub use audit::AuditSink;
 pub use pinning::PinMode;
 pub use relay::{ElicitSetup, PublishSetup};
-pub use wrap::{PinningSetup, RemoteServer, WrapConfig, launch_config, wrap};
+pub use wrap::{
+    EarlyServer, PinningSetup, RemoteServer, WrapConfig, launch_config, wrap, wrap_early,
+};
 
 /// Errors that stop the gateway (as opposed to refused messages, which are values and
 /// keep it running).
@@ -68,6 +70,13 @@ pub enum GatewayError {
         /// What changed, one sentence per finding.
         why: String,
     },
+    /// A server was started before its launch check ([`wrap::EarlyServer`]) under a
+    /// configuration whose check can refuse it (strict pinning, no pinning, a remote
+    /// server): it was killed. A bug in the caller.
+    #[error(
+        "a server may start before its launch check only under tofu pinning of a local server; it was stopped"
+    )]
+    EarlyStart,
 }
 
 /// Starts building what ordinary traffic needs (`bastion_core::warm_up_common`: the

@@ -186,18 +186,109 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    run(cfg, None, host_in, host_out, audit).await
+}
+
+/// A local server started before its store was open ([`EarlyServer::start`]), to be
+/// relayed by [`wrap_early`]. Dropped before that (an error, a panic), it kills the
+/// server's whole process group.
+#[derive(Debug)]
+pub struct EarlyServer(Option<tokio::process::Child>);
+
+impl Drop for EarlyServer {
+    fn drop(&mut self) {
+        if let Some(c) = &self.0 {
+            child::signal_group(c, nix::sys::signal::Signal::SIGKILL);
+        }
+    }
+}
+
+impl EarlyServer {
+    /// Starts `cfg.command` now (exact argv, its own process group, as [`wrap`] does),
+    /// so that the server's own start-up overlaps the creation of a new store: for
+    /// `tofu` pinning and a store that does not exist yet
+    /// ([`bastion_store::Store::is_absent`]), whose launch check cannot refuse (an empty
+    /// store holds no revocation). Must run inside a tokio runtime. Nothing is read
+    /// from or written to the server until [`wrap_early`] has checked the launch config;
+    /// if that check refuses after all, the server's process group is killed.
+    ///
+    /// # Errors
+    /// As [`child::spawn`]: [`GatewayError::NoCommand`], [`GatewayError::Spawn`].
+    pub fn start(cfg: &WrapConfig) -> Result<Self, GatewayError> {
+        child::spawn(&cfg.command).map(|c| Self(Some(c)))
+    }
+
+    /// Kills the server's process group (it and whatever it started): for a caller that
+    /// cannot go on to [`wrap_early`], such as when the store fails to open. Dropping it
+    /// does the same.
+    pub fn kill(self) {
+        drop(self);
+    }
+}
+
+/// [`wrap`] for a server already started with [`EarlyServer::start`]: the launch
+/// config is checked (and pinning opened) first; a refused launch kills the server's
+/// process group and returns the error [`wrap`] would.
+///
+/// # Errors
+/// As [`wrap`]; [`GatewayError::EarlyStart`] (the server killed) unless `cfg` has
+/// `tofu` pinning and no remote server: only then may a server start before its check.
+pub async fn wrap_early<R, W>(
+    cfg: WrapConfig,
+    server: EarlyServer,
+    host_in: R,
+    host_out: W,
+    audit: AuditSink,
+) -> Result<i32, GatewayError>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let mut server = server;
+    let tofu = cfg
+        .pinning
+        .as_ref()
+        .is_some_and(|p| p.mode == PinMode::Tofu);
+    if !tofu || cfg.remote.is_some() {
+        drop(server);
+        return Err(GatewayError::EarlyStart);
+    }
+    let early = server.0.take();
+    run(cfg, early, host_in, host_out, audit).await
+}
+
+async fn run<R, W>(
+    cfg: WrapConfig,
+    early: Option<tokio::process::Child>,
+    host_in: R,
+    host_out: W,
+    audit: AuditSink,
+) -> Result<i32, GatewayError>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
     #[cfg(feature = "failpoints")]
     set_failpoints();
     // Compile the detectors and the sanitizers while the server starts, not on its first
     // answer (a no-op when the caller started it earlier, as `mcp-bastion wrap` does).
     crate::start_warm_up();
     // The launch config is checked before anything is started: in strict mode a new or
-    // changed command must not run until it is approved.
+    // changed command must not run until it is approved. A server started early is
+    // stopped, with its process group, when the check refuses or fails.
     let opening = match &cfg.pinning {
-        Some(setup) => Some(open_pinning(&cfg, setup, &audit).await?),
+        Some(setup) => match open_pinning(&cfg, setup, &audit).await {
+            Ok(opening) => Some(opening),
+            Err(e) => {
+                if let Some(c) = &early {
+                    child::signal_group(c, nix::sys::signal::Signal::SIGKILL);
+                }
+                return Err(e);
+            }
+        },
         None => None,
     };
-    let (mut server, server_in, server_out, server_err) = Upstream::start(&cfg, &audit)?;
+    let (mut server, server_in, server_out, server_err) = Upstream::start(&cfg, &audit, early)?;
     // The rest of pinning (server identity, loading the pins) runs while the server
     // starts up; no frame is read before it is done. On a store failure the server is
     // killed when it is dropped.
@@ -331,6 +422,18 @@ enum Upstream {
     Http(tokio::task::JoinHandle<()>),
 }
 
+impl Drop for Upstream {
+    /// A server process still running when the gateway gives up on it (an error before
+    /// the relay ran, such as the store failing while pins load) is killed with its
+    /// whole process group, not only the process `kill_on_drop` reaches. Once the server
+    /// has been waited for, it has no id any more and nothing is signalled.
+    fn drop(&mut self) {
+        if let Self::Process(c) = self {
+            child::signal_group(c, nix::sys::signal::Signal::SIGKILL);
+        }
+    }
+}
+
 type ServerIn = std::pin::Pin<Box<dyn AsyncWrite + Send>>;
 type ServerOut = std::pin::Pin<Box<dyn AsyncRead + Send>>;
 type ServerErr = Option<tokio::process::ChildStderr>;
@@ -339,14 +442,23 @@ impl Upstream {
     fn start(
         cfg: &WrapConfig,
         audit: &AuditSink,
+        early: Option<tokio::process::Child>,
     ) -> Result<(Self, ServerIn, ServerOut, ServerErr), GatewayError> {
         if let Some(remote) = &cfg.remote {
+            // Not a local server: one started early has no place here (`wrap_early`
+            // refuses this case first).
+            if let Some(c) = &early {
+                child::signal_group(c, nix::sys::signal::Signal::SIGKILL);
+            }
             let (pipe, task) =
                 crate::upstream::start(&cfg.name, audit.clone(), remote, &cfg.limits);
             let (out, input) = tokio::io::split(pipe);
             return Ok((Self::Http(task), Box::pin(input), Box::pin(out), None));
         }
-        let mut server = child::spawn(&cfg.command)?;
+        let mut server = match early {
+            Some(started) => started,
+            None => child::spawn(&cfg.command)?,
+        };
         let server_in = server
             .stdin
             .take()

@@ -140,6 +140,35 @@ impl Store {
         Self::open_with(url, true).await
     }
 
+    /// `true` when `url` names a `SQLite` file store of which nothing exists yet: no
+    /// database file, and no `-wal` or `-journal` file that `SQLite` would recover into a
+    /// new one. (A store being created by another process already has its database file:
+    /// [`Store::open`] creates it before anything else.) [`Store::open`] then creates an
+    /// empty store, which holds no pin, grant or revocation: `wrap` uses this to start a
+    /// server under `tofu` pinning while the new store is being created. `false` for `PostgreSQL`, in-memory stores, `file:` URIs
+    /// (`SQLite` resolves those itself), an unsupported URL, or when the path cannot be
+    /// examined.
+    pub fn is_absent(url: &str) -> bool {
+        if is_postgres_url(url) {
+            return false;
+        }
+        let Ok(path) = sqlite_path(url) else {
+            return false;
+        };
+        let text = path.to_string_lossy();
+        if text.starts_with("file:") || text.starts_with(':') || text.is_empty() {
+            return false;
+        }
+        let with_suffix = |suffix: &str| {
+            let mut p = path.clone().into_os_string();
+            p.push(suffix);
+            PathBuf::from(p)
+        };
+        ["", "-wal", "-journal"]
+            .iter()
+            .all(|suffix| matches!(std::fs::symlink_metadata(with_suffix(suffix)), Err(e) if e.kind() == std::io::ErrorKind::NotFound))
+    }
+
     /// Opens an existing store (for commands that only read it, such as `audit`).
     ///
     /// For `PostgreSQL` the database must hold a store already (migrations applied by an
@@ -381,6 +410,36 @@ fn prepare_file(path: &Path) -> Result<(), StoreError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_store_is_absent_only_when_nothing_sqlite_would_read_exists() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("s.db");
+        let url = format!("sqlite://{}", db.display());
+        assert!(Store::is_absent(&url));
+        assert!(Store::is_absent(db.to_str().unwrap()));
+        // A WAL or rollback journal left behind would be recovered into a new file.
+        for leftover in ["s.db-wal", "s.db-journal", "s.db"] {
+            let path = dir.path().join(leftover);
+            std::fs::write(&path, b"").unwrap();
+            assert!(!Store::is_absent(&url), "{leftover}");
+            std::fs::remove_file(&path).unwrap();
+        }
+        // A dangling symlink is something at the path, not an absent store.
+        std::os::unix::fs::symlink(dir.path().join("elsewhere.db"), &db).unwrap();
+        assert!(!Store::is_absent(&url));
+        assert!(!Store::is_absent("sqlite::memory:"));
+        assert!(!Store::is_absent("sqlite://:memory:"));
+        // `file:` names are URIs to SQLite: this one is `/…/s.db`, not `./file:/…/s.db`.
+        assert!(!Store::is_absent(&format!("sqlite:file:{}", db.display())));
+        assert!(!Store::is_absent(&format!("file:{}", db.display())));
+        assert!(!Store::is_absent("postgres://u@localhost/db"));
+        assert!(!Store::is_absent("mysql://u@localhost/db"));
+        // A path that cannot be examined (a file as a directory) is not "absent".
+        std::fs::write(dir.path().join("file"), b"").unwrap();
+        let under_file = format!("sqlite://{}/file/s.db", dir.path().display());
+        assert!(!Store::is_absent(&under_file));
+    }
 
     #[test]
     fn urls() {

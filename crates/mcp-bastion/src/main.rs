@@ -509,8 +509,31 @@ fn run_wrap_with(
         .build()
         .context("cannot start the async runtime")
         .map_err(internal)?;
+    // A store that does not exist yet holds no pin and no revocation, so under `tofu`
+    // pinning the launch check approves the launch: the server starts while the store is
+    // created (about 7 ms on a first run) instead of after it, and nothing is relayed
+    // before the check has run (should it refuse after all, the server is killed).
+    // Strict pinning, contracts, `publish` and remote servers always wait for the store.
+    let start_early = !publish
+        && contract.is_none()
+        && wcfg.remote.is_none()
+        && cfg.pinning.mode == bastion_gateway::PinMode::Tofu
+        && Store::is_absent(store_url);
     let code = rt.block_on(async {
-        let store = Store::open(store_url).await.map_err(internal)?;
+        let early = if start_early {
+            Some(bastion_gateway::EarlyServer::start(&wcfg).map_err(internal)?)
+        } else {
+            None
+        };
+        let store = match Store::open(store_url).await {
+            Ok(store) => store,
+            Err(e) => {
+                if let Some(server) = early {
+                    server.kill();
+                }
+                return Err(internal(e));
+            }
+        };
         wrap_remote::attach_oauth(wcfg.remote.as_mut(), oauth, &store).map_err(input)?;
         if let Some(v) = contract {
             if publish {
@@ -543,17 +566,22 @@ fn run_wrap_with(
             guard_relay(&mut wcfg, cfg, &store, Some("/dev/tty".into()));
         }
         let (stdin, stdout) = (stdio::host_stdin(), stdio::host_stdout());
-        let code = wrap(wcfg, stdin, stdout, sink).await.map_err(internal)?;
+        let code = match early {
+            Some(server) => bastion_gateway::wrap_early(wcfg, server, stdin, stdout, sink).await,
+            None => wrap(wcfg, stdin, stdout, sink).await,
+        }
+        .map_err(internal)?;
         // All sinks are dropped with the relay; let the writer drain.
         let _ = tokio::time::timeout(std::time::Duration::from_secs(5), writer).await;
         store.close().await;
         Ok::<i32, Failure>(code)
-    })?;
-    // Children of the server that escaped its process group (setsid daemons).
+    });
+    // Children of the server that escaped its process group (setsid daemons), also when
+    // the gateway failed (a refused launch config, a store that did not open).
     bastion_gateway::child::kill_adopted();
     // The host's stdin may still be held by a blocking reader thread: do not wait for it.
     rt.shutdown_background();
-    Ok(code)
+    code
 }
 
 /// `wrap --url`: as [`run_wrap`], the server being `server`.

@@ -7,7 +7,7 @@
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_mcp-bastion")
@@ -1016,6 +1016,23 @@ fn strict_pinning_config(dir: &Path) -> PathBuf {
     config
 }
 
+/// Revokes pin `id`, then runs `args` (a `wrap` of a command that appends a line to
+/// `marker`): the gateway must exit 3 without the command running again.
+fn revoke_and_assert_it_never_runs(args: &[&str], store: &Path, id: &str, marker: &Path) {
+    let before = std::fs::read_to_string(marker).unwrap();
+    assert_eq!(
+        run(&["pins", "revoke", id], "", store).status.code(),
+        Some(0)
+    );
+    let out = run(args, "", store);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert_eq!(
+        std::fs::read_to_string(marker).unwrap(),
+        before,
+        "a revoked command ran"
+    );
+}
+
 /// The launch check runs before the server starts, and the rest of pinning (server
 /// identity, pins) after: a refused launch config never runs, a revoked one neither, and
 /// an approved one runs once.
@@ -1050,17 +1067,164 @@ fn a_refused_launch_config_never_starts_the_server() {
     let out = run(&args, "", &store);
     assert_eq!(out.status.code(), Some(0), "{out:?}");
     assert_eq!(std::fs::read_to_string(&marker).unwrap(), "x\n");
+    revoke_and_assert_it_never_runs(&args, &store, &id, &marker);
+}
+
+/// The path of a store `name` in `dir` that does not exist yet, and its migration lock,
+/// held: until the lock is dropped, no process can open that store.
+fn locked_new_store(dir: &Path, name: &str) -> (PathBuf, std::fs::File) {
+    let lock = std::fs::File::create(dir.join(format!("{name}-migrate.lock"))).unwrap();
+    lock.lock().unwrap();
+    (dir.join(name), lock)
+}
+
+/// Starts `mcp-bastion ARGS` on the `SQLite` store `store` (whose migration lock the
+/// caller holds, so the store cannot open yet), with no host input, and waits up to 10 s
+/// for every path of `wait_for` to exist.
+fn spawn_on_locked_new_store(args: &[&str], store: &Path, wait_for: &[&Path]) -> Child {
+    let gateway = Command::new(bin())
+        .args(args)
+        .env("MCP_BASTION_STORE", format!("sqlite://{}", store.display()))
+        .env("XDG_CONFIG_HOME", store.parent().unwrap())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !wait_for.iter().all(|p| p.exists()) && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    gateway
+}
+
+#[test]
+fn a_first_run_starts_the_server_while_the_store_is_created_and_later_runs_check_first() {
+    // Tofu pinning and no store yet: the server starts while the store is created (an
+    // empty store cannot refuse it). Holding the store's migration lock keeps the store
+    // from opening, so the server visibly runs before it; its launch config is pinned as
+    // approved all the same.
+    let dir = tempfile::tempdir().unwrap();
+    let (store, lock) = locked_new_store(dir.path(), "new.db");
+    let marker = dir.path().join("started");
+    let script = format!("echo x >> '{}'", marker.display());
+    let args = ["wrap", "--name", "first", "--", "/bin/sh", "-c", &script];
+    let gateway = spawn_on_locked_new_store(&args, &store, &[&marker]);
+    assert!(
+        marker.exists(),
+        "the server did not start while the store was being created"
+    );
+    drop(lock);
+    let out = gateway.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(std::fs::read_to_string(&marker).unwrap(), "x\n");
+    let launch: Vec<Value> = pins_json(&store, &[])
+        .into_iter()
+        .filter(|p| p["kind"] == "launch_config")
+        .collect();
+    assert_eq!(launch.len(), 1, "{launch:?}");
+    assert_eq!(launch[0]["state"], "approved", "{launch:?}");
+    // The store exists now: a revoked launch config is refused before anything starts.
+    let id = launch[0]["id"].as_i64().unwrap().to_string();
+    revoke_and_assert_it_never_runs(&args, &store, &id, &marker);
+}
+
+/// A `wrap` of a shell that writes its pid to `started` and starts a background child
+/// (pid in `bg`) that would write `late` after 30 s: a command whose whole process
+/// group must be stopped. Returns the args and the three paths.
+fn group_server(dir: &Path, name: &str) -> (Vec<String>, PathBuf, PathBuf, PathBuf) {
+    let (started, bg, late) = (dir.join("started"), dir.join("bg"), dir.join("late"));
+    let script = format!(
+        "echo $$ > '{}'; (sleep 30; echo x > '{}') & echo $! > '{}'; wait",
+        started.display(),
+        late.display(),
+        bg.display()
+    );
+    let args = ["wrap", "--name", name, "--", "/bin/sh", "-c", &script];
+    (args.map(str::to_owned).to_vec(), started, bg, late)
+}
+
+/// Waits up to 10 s for the process whose pid `pid_file` holds to be gone (or a zombie).
+fn assert_process_ends(pid_file: &Path) {
+    let pid = std::fs::read_to_string(pid_file).unwrap();
+    let stat = PathBuf::from(format!("/proc/{}/stat", pid.trim()));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let alive = || {
+        std::fs::read_to_string(&stat).is_ok_and(|s| {
+            s.rsplit(')')
+                .next()
+                .is_some_and(|r| !r.trim_start().starts_with('Z'))
+        })
+    };
+    while alive() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(
+        !alive(),
+        "the server's background child outlived the gateway"
+    );
+}
+
+#[test]
+fn a_server_started_with_a_new_store_is_killed_with_its_group_when_the_store_fails() {
+    // No store yet: the server starts at once. The test holds the store's migration lock
+    // until the server runs, then puts a directory where the database file goes, so the
+    // store fails to open: the gateway must stop the server's whole process group.
+    let dir = tempfile::tempdir().unwrap();
+    let (store, lock) = locked_new_store(dir.path(), "doomed.db");
+    let (args, started, bg, late) = group_server(dir.path(), "doomed");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let gateway = spawn_on_locked_new_store(&args, &store, &[&started, &bg, &store]);
+    assert!(bg.exists(), "the server did not start");
+    std::fs::remove_file(&store).unwrap();
+    std::fs::create_dir(&store).unwrap();
+    drop(lock);
+    let out = gateway.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert_process_ends(&bg);
+    assert!(!late.exists());
+}
+
+#[test]
+fn a_server_started_with_a_new_store_is_killed_when_its_launch_check_refuses() {
+    // A store with this server's launch config revoked, made beforehand elsewhere.
+    let dir = tempfile::tempdir().unwrap();
+    let (args, started, bg, _) = group_server(dir.path(), "refused");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let made = tempfile::tempdir().unwrap();
+    let revoked = made.path().join("revoked.db");
+    let once = ["wrap", "--name", "refused", "--", "/bin/true"];
+    assert_eq!(run(&once, "", &revoked).status.code(), Some(0));
+    let pin = pins_json(&revoked, &[])
+        .into_iter()
+        .find(|p| p["kind"] == "launch_config")
+        .unwrap();
+    let id = pin["id"].as_i64().unwrap().to_string();
     assert_eq!(
-        run(&["pins", "revoke", &id], "", &store).status.code(),
+        run(&["pins", "revoke", &id], "", &revoked).status.code(),
         Some(0)
     );
-    let out = run(&args, "", &store);
+    // Nothing at the store path when the gateway starts (so the server starts at once);
+    // the revoked store takes its place before the store opens.
+    let (store, lock) = locked_new_store(dir.path(), "late.db");
+    let gateway = spawn_on_locked_new_store(&args, &store, &[&started, &bg, &store]);
+    assert!(bg.exists(), "the server did not start");
+    std::fs::copy(&revoked, &store).unwrap();
+    if made.path().join("revoked.db-wal").exists() {
+        std::fs::copy(
+            made.path().join("revoked.db-wal"),
+            dir.path().join("late.db-wal"),
+        )
+        .unwrap();
+    }
+    drop(lock);
+    let out = gateway.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(3), "{out:?}");
-    assert_eq!(
-        std::fs::read_to_string(&marker).unwrap(),
-        "x\n",
-        "a revoked command ran"
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not approved"),
+        "{out:?}"
     );
+    assert_process_ends(&bg);
 }
 
 #[test]
