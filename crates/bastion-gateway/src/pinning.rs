@@ -558,20 +558,26 @@ async fn check_launch(
             ),
         },
     };
+    let wrote = row.is_some();
     if let Some(row) = row
         && !store.put_pin_if(&row, existing.as_ref()).await?
     {
         return Ok(None);
     }
-    let pin_id = store
-        .pins(&PinFilter {
-            server_identity: Some(name.to_owned()),
-            ..PinFilter::default()
-        })
-        .await?
-        .into_iter()
-        .find(|p| p.kind == LAUNCH_KIND)
-        .map_or(0, |p| p.id);
+    // An unchanged row keeps its id: the usual start (approved, same launch config) reads
+    // the store once.
+    let pin_id = match existing.as_ref().filter(|_| !wrote) {
+        Some(p) => p.id,
+        None => store
+            .pins(&PinFilter {
+                server_identity: Some(name.to_owned()),
+                ..PinFilter::default()
+            })
+            .await?
+            .into_iter()
+            .find(|p| p.kind == LAUNCH_KIND)
+            .map_or(0, |p| p.id),
+    };
     Ok(Some(LaunchCheck {
         findings,
         refused,

@@ -207,10 +207,11 @@ impl EarlyServer {
     /// Starts `cfg.command` now (exact argv, its own process group, as [`wrap`] does),
     /// so that the server's own start-up overlaps the creation of a new store: for
     /// `tofu` pinning and a store that does not exist yet
-    /// ([`bastion_store::Store::is_absent`]), whose launch check cannot refuse (an empty
-    /// store holds no revocation). Must run inside a tokio runtime. Nothing is read
-    /// from or written to the server until [`wrap_early`] has checked the launch config;
-    /// if that check refuses after all, the server's process group is killed.
+    /// ([`bastion_store::Store::is_absent`]), whose launch check approves the launch (an
+    /// empty store holds no revocation). Must run inside a tokio runtime. Nothing is
+    /// read from or written to the server until [`wrap_early`] has checked the launch
+    /// config; if that check refuses after all (a store put in place meanwhile, write
+    /// races lost to other gateways), the server's process group is killed.
     ///
     /// # Errors
     /// As [`child::spawn`]: [`GatewayError::NoCommand`], [`GatewayError::Spawn`].
