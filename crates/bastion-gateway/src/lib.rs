@@ -20,6 +20,7 @@ pub mod pinning;
 mod relay;
 pub mod scan;
 pub mod serve;
+mod server_process;
 mod sse;
 pub mod stdio;
 mod upstream;

@@ -14,6 +14,8 @@ use crate::audit::AuditSink;
 use crate::io::{FrameReader, Outbox, ReadEvent, write_frames};
 use crate::pinning::{PinMode, Pinning};
 use crate::relay::{HOST_TO_SERVER, Relay, SERVER_TO_HOST};
+pub use crate::server_process::EarlyServer;
+use crate::server_process::Upstream;
 use crate::{GatewayError, child};
 use bastion_core::Limits;
 use bastion_core::finding::{Code, Verdict};
@@ -136,7 +138,7 @@ const TASK_RESTARTS: u32 = 3;
 
 /// The exit code of a session ended by an internal failure (DESIGN §3: 3, internal or
 /// upstream failure).
-const INTERNAL_FAILURE: i32 = 3;
+pub(crate) const INTERNAL_FAILURE: i32 = 3;
 
 /// Runs the session-long task `start` makes (`what`: deadlines, pin watching) until it
 /// ends; when it panics (a bug: the panic hook has printed the location), says so on
@@ -189,44 +191,6 @@ where
     run(cfg, None, host_in, host_out, audit).await
 }
 
-/// A local server started before its store was open ([`EarlyServer::start`]), to be
-/// relayed by [`wrap_early`]. Dropped before that (an error, a panic), it kills the
-/// server's whole process group.
-#[derive(Debug)]
-pub struct EarlyServer(Option<tokio::process::Child>);
-
-impl Drop for EarlyServer {
-    fn drop(&mut self) {
-        if let Some(c) = &self.0 {
-            child::signal_group(c, nix::sys::signal::Signal::SIGKILL);
-        }
-    }
-}
-
-impl EarlyServer {
-    /// Starts `cfg.command` now (exact argv, its own process group, as [`wrap`] does),
-    /// so that the server's own start-up overlaps the creation of a new store: for
-    /// `tofu` pinning and a store that does not exist yet
-    /// ([`bastion_store::Store::is_absent`]), whose launch check approves the launch (an
-    /// empty store holds no revocation). Must run inside a tokio runtime. Nothing is
-    /// read from or written to the server until [`wrap_early`] has checked the launch
-    /// config; if that check refuses after all (a store put in place meanwhile, write
-    /// races lost to other gateways), the server's process group is killed.
-    ///
-    /// # Errors
-    /// As [`child::spawn`]: [`GatewayError::NoCommand`], [`GatewayError::Spawn`].
-    pub fn start(cfg: &WrapConfig) -> Result<Self, GatewayError> {
-        child::spawn(&cfg.command).map(|c| Self(Some(c)))
-    }
-
-    /// Kills the server's process group (it and whatever it started): for a caller that
-    /// cannot go on to [`wrap_early`], such as when the store fails to open. Dropping it
-    /// does the same.
-    pub fn kill(self) {
-        drop(self);
-    }
-}
-
 /// [`wrap`] for a server already started with [`EarlyServer::start`]: the launch
 /// config is checked (and pinning opened) first; a refused launch kills the server's
 /// process group and returns the error [`wrap`] would.
@@ -245,22 +209,20 @@ where
     R: AsyncRead + Unpin + Send + 'static,
     W: AsyncWrite + Unpin + Send + 'static,
 {
-    let mut server = server;
     let tofu = cfg
         .pinning
         .as_ref()
         .is_some_and(|p| p.mode == PinMode::Tofu);
     if !tofu || cfg.remote.is_some() {
-        drop(server);
+        // Dropping the server kills its process group.
         return Err(GatewayError::EarlyStart);
     }
-    let early = server.0.take();
-    run(cfg, early, host_in, host_out, audit).await
+    run(cfg, Some(server), host_in, host_out, audit).await
 }
 
 async fn run<R, W>(
     cfg: WrapConfig,
-    early: Option<tokio::process::Child>,
+    early: Option<EarlyServer>,
     host_in: R,
     host_out: W,
     audit: AuditSink,
@@ -276,17 +238,9 @@ where
     crate::start_warm_up();
     // The launch config is checked before anything is started: in strict mode a new or
     // changed command must not run until it is approved. A server started early is
-    // stopped, with its process group, when the check refuses or fails.
+    // stopped, with its process group, when the check refuses or fails (it is dropped).
     let opening = match &cfg.pinning {
-        Some(setup) => match open_pinning(&cfg, setup, &audit).await {
-            Ok(opening) => Some(opening),
-            Err(e) => {
-                if let Some(c) = &early {
-                    child::signal_group(c, nix::sys::signal::Signal::SIGKILL);
-                }
-                return Err(e);
-            }
-        },
+        Some(setup) => Some(open_pinning(&cfg, setup, &audit).await?),
         None => None,
     };
     let (mut server, server_in, server_out, server_err) = Upstream::start(&cfg, &audit, early)?;
@@ -414,111 +368,6 @@ where
     let _ = tokio::time::timeout(Duration::from_secs(2), &mut host_writer).await;
     stderr_pump.abort();
     Ok(code)
-}
-
-/// The server: a local process (its stdin, stdout and stderr), or a remote one over
-/// Streamable HTTP ([`crate::upstream`]) seen through an in-memory pipe.
-enum Upstream {
-    Process(tokio::process::Child),
-    Http(tokio::task::JoinHandle<()>),
-}
-
-impl Drop for Upstream {
-    /// A server process still running when the gateway gives up on it (an error before
-    /// the relay ran, such as the store failing while pins load) is killed with its
-    /// whole process group, not only the process `kill_on_drop` reaches. Once the server
-    /// has been waited for, it has no id any more and nothing is signalled.
-    fn drop(&mut self) {
-        if let Self::Process(c) = self {
-            child::signal_group(c, nix::sys::signal::Signal::SIGKILL);
-        }
-    }
-}
-
-type ServerIn = std::pin::Pin<Box<dyn AsyncWrite + Send>>;
-type ServerOut = std::pin::Pin<Box<dyn AsyncRead + Send>>;
-type ServerErr = Option<tokio::process::ChildStderr>;
-
-impl Upstream {
-    fn start(
-        cfg: &WrapConfig,
-        audit: &AuditSink,
-        early: Option<tokio::process::Child>,
-    ) -> Result<(Self, ServerIn, ServerOut, ServerErr), GatewayError> {
-        if let Some(remote) = &cfg.remote {
-            // Not a local server: one started early has no place here (`wrap_early`
-            // refuses this case first).
-            if let Some(c) = &early {
-                child::signal_group(c, nix::sys::signal::Signal::SIGKILL);
-            }
-            let (pipe, task) =
-                crate::upstream::start(&cfg.name, audit.clone(), remote, &cfg.limits);
-            let (out, input) = tokio::io::split(pipe);
-            return Ok((Self::Http(task), Box::pin(input), Box::pin(out), None));
-        }
-        let mut server = match early {
-            Some(started) => started,
-            None => child::spawn(&cfg.command)?,
-        };
-        let server_in = server
-            .stdin
-            .take()
-            .ok_or_else(|| GatewayError::Protocol("server stdin unavailable".into()))?;
-        let server_out = server
-            .stdout
-            .take()
-            .ok_or_else(|| GatewayError::Protocol("server stdout unavailable".into()))?;
-        let server_err = server.stderr.take();
-        Ok((
-            Self::Process(server),
-            Box::pin(server_in),
-            Box::pin(server_out),
-            server_err,
-        ))
-    }
-
-    /// The process group to clean up after (local servers).
-    fn pgid(&self) -> Option<u32> {
-        match self {
-            Self::Process(c) => c.id(),
-            Self::Http(_) => None,
-        }
-    }
-
-    /// Waits until the server is gone: its exit code. A remote session ends with 0, or
-    /// with 3 when its task panicked (a bug, reported on stderr under `name`): the
-    /// session is over either way, and pending requests are answered `upstream_exited`.
-    async fn wait(&mut self, name: &str) -> std::io::Result<i32> {
-        match self {
-            Self::Process(c) => c.wait().await.map(child::exit_code),
-            Self::Http(task) => match task.await {
-                Err(e) if e.is_panic() => {
-                    eprintln!(
-                        "mcp-bastion[{name}]: the connection to the remote server failed inside mcp-bastion (a bug: please report it with the location printed above); the session ends"
-                    );
-                    Ok(INTERNAL_FAILURE)
-                }
-                _ => Ok(0),
-            },
-        }
-    }
-
-    /// Stops the server: a process gets `grace`, SIGTERM, SIGKILL; a remote session is
-    /// ended (`DELETE`) within `grace`.
-    async fn stop(&mut self, grace: Duration) -> std::io::Result<i32> {
-        match self {
-            Self::Process(c) => child::stop(c, grace).await.map(child::exit_code),
-            Self::Http(task) => {
-                if tokio::time::timeout(grace + Duration::from_secs(2), &mut *task)
-                    .await
-                    .is_err()
-                {
-                    task.abort();
-                }
-                Ok(0)
-            }
-        }
-    }
 }
 
 /// Opens pinning, checks the launch config, reports drift (stderr, audit) and refuses a

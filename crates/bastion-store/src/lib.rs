@@ -145,9 +145,9 @@ impl Store {
     /// new one. (A store being created by another process already has its database file:
     /// [`Store::open`] creates it before anything else.) [`Store::open`] then creates an
     /// empty store, which holds no pin, grant or revocation: `wrap` uses this to start a
-    /// server under `tofu` pinning while the new store is being created. `false` for `PostgreSQL`, in-memory stores, `file:` URIs
-    /// (`SQLite` resolves those itself), an unsupported URL, or when the path cannot be
-    /// examined.
+    /// server under `tofu` pinning while the new store is being created. `false` for
+    /// `PostgreSQL`, in-memory stores, `file:` URIs (`SQLite` resolves those itself), an
+    /// unsupported URL, or when the path cannot be examined.
     pub fn is_absent(url: &str) -> bool {
         if is_postgres_url(url) {
             return false;
@@ -164,9 +164,13 @@ impl Store {
             p.push(suffix);
             PathBuf::from(p)
         };
-        ["", "-wal", "-journal"]
-            .iter()
-            .all(|suffix| matches!(std::fs::symlink_metadata(with_suffix(suffix)), Err(e) if e.kind() == std::io::ErrorKind::NotFound))
+        let missing = |suffix: &str| {
+            matches!(
+                std::fs::symlink_metadata(with_suffix(suffix)),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound
+            )
+        };
+        ["", "-wal", "-journal"].into_iter().all(missing)
     }
 
     /// Opens an existing store (for commands that only read it, such as `audit`).

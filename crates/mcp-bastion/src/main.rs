@@ -525,15 +525,8 @@ fn run_wrap_with(
         } else {
             None
         };
-        let store = match Store::open(store_url).await {
-            Ok(store) => store,
-            Err(e) => {
-                if let Some(server) = early {
-                    server.kill();
-                }
-                return Err(internal(e));
-            }
-        };
+        // On an error below, dropping `early` kills the server's process group.
+        let store = Store::open(store_url).await.map_err(internal)?;
         wrap_remote::attach_oauth(wcfg.remote.as_mut(), oauth, &store).map_err(input)?;
         if let Some(v) = contract {
             if publish {
