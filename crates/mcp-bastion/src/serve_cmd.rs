@@ -40,6 +40,10 @@ pub(crate) struct ServeArgs {
     /// Most concurrent host sessions (each runs one server process).
     #[arg(long, default_value_t = 32)]
     max_sessions: usize,
+    /// Most open HTTP connections; at the cap a new connection takes the slot of the one
+    /// idle the longest (no request in flight), else it is closed.
+    #[arg(long, default_value_t = 512, value_name = "N")]
+    max_connections: usize,
     /// End a session unused for this long with no open stream (`30m`, `90s`).
     #[arg(long, default_value = "30m")]
     idle_timeout: humantime::Duration,
@@ -122,6 +126,7 @@ pub(crate) fn run(
         scfg.max_sessions = args.max_sessions.max(1);
         scfg.idle_timeout = args.idle_timeout.into();
         scfg.json_answers = args.json_answers;
+        scfg.max_connections = args.max_connections.max(1);
         if !bound.ip().is_loopback() {
             eprintln!(
                 "mcp-bastion: warning: listening on {bound}, beyond this machine; hosts still need the token"

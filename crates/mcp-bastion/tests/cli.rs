@@ -1327,3 +1327,6 @@ mod conformance;
 
 #[path = "cli/build_layout.rs"]
 mod build_layout;
+
+#[path = "cli/connections.rs"]
+mod connections;

@@ -1,28 +1,136 @@
 //! The listener's accept loop: hyper's HTTP/1.1 per connection with a header read
-//! timeout, a cap on open connections, `TCP_NODELAY`, and a shutdown no slow client holds.
+//! timeout, a cap on open connections (the longest-idle one makes room for a new one),
+//! `TCP_NODELAY`, and a shutdown no slow client holds.
 
-use std::sync::Arc;
-use std::time::Duration;
+use axum::body::Body;
+use axum::http::{Request, Response};
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+use tokio::sync::Notify;
 
-/// Open connections at most; more are closed at once (a local client could otherwise
-/// hold every file descriptor).
-const MAX_CONNECTIONS: usize = 512;
+/// Open connections at most by default ([`super::ServeConfig::max_connections`]).
+pub(super) const MAX_CONNECTIONS: usize = 512;
 /// A client must send a request's head within this time, from the connection's start or
 /// the previous answer (slowloris).
 const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a new connection at the cap waits for the idle connection closed for it to
+/// let go of its slot.
+const EVICTION_WAIT: Duration = Duration::from_secs(1);
+
+/// What the accept loop knows of one open connection.
+struct Entry {
+    /// Requests whose response (body included) is not finished yet.
+    busy: usize,
+    /// When the connection last had no request in flight (its start, or the end of its
+    /// last response).
+    idle_since: Instant,
+    /// Told to close the connection (gracefully: hyper closes an idle connection at once
+    /// and a busy one after its response).
+    close: Arc<Notify>,
+}
+
+/// The open connections, by number.
+#[derive(Default)]
+struct Table(Mutex<HashMap<u64, Entry>>);
+
+impl Table {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Entry>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Closes the connection idle the longest (no request in flight); `false` when every
+    /// connection has one.
+    fn evict_idlest(&self) -> bool {
+        let table = self.lock();
+        let idlest = table
+            .values()
+            .filter(|e| e.busy == 0)
+            .min_by_key(|e| e.idle_since);
+        idlest.is_some_and(|e| {
+            e.close.notify_one();
+            true
+        })
+    }
+
+    /// Marks a request of connection `key` in flight until the returned guard drops.
+    fn start_request(self: &Arc<Self>, key: u64) -> Busy {
+        if let Some(e) = self.lock().get_mut(&key) {
+            e.busy += 1;
+        }
+        Busy {
+            table: self.clone(),
+            key,
+        }
+    }
+}
+
+/// One request in flight on a connection, held by its response body until hyper has
+/// sent all of it (or dropped it).
+struct Busy {
+    table: Arc<Table>,
+    key: u64,
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        if let Some(e) = self.table.lock().get_mut(&self.key) {
+            e.busy = e.busy.saturating_sub(1);
+            if e.busy == 0 {
+                e.idle_since = Instant::now();
+            }
+        }
+    }
+}
+
+/// A response body that keeps its request counted as in flight.
+struct Tracked {
+    inner: Body,
+    _busy: Busy,
+}
+
+impl hyper::body::Body for Tracked {
+    type Data = bytes::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        Pin::new(&mut self.inner).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.inner.size_hint()
+    }
+}
 
 /// Accepts connections until SIGTERM or SIGINT, each served by hyper's HTTP/1.1 with
-/// [`HEADER_READ_TIMEOUT`], at most [`MAX_CONNECTIONS`] at once; then drops them all
-/// (a slow client cannot hold the shutdown).
+/// [`HEADER_READ_TIMEOUT`], at most `max` at once. At the cap a new connection takes the
+/// slot of the connection idle the longest (one with no request in flight: a client that
+/// opens connections and sends nothing, or keeps them between requests, cannot lock
+/// others out); when every connection has a request in flight (open event streams) the
+/// new one is closed at once. On shutdown every connection is dropped (a slow client
+/// cannot hold it).
 pub(super) async fn accept_loop(
     listener: tokio::net::TcpListener,
     app: axum::Router,
+    max: usize,
 ) -> std::io::Result<()> {
-    let permits = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+    let permits = Arc::new(tokio::sync::Semaphore::new(max.max(1)));
+    let table = Arc::new(Table::default());
     let mut connections = tokio::task::JoinSet::new();
     let shutdown = crate::wrap::shutdown_signal();
     tokio::pin!(shutdown);
-    let mut refused = 0u64;
+    let (mut refused, mut evicted, mut next) = (0u64, 0u64, 0u64);
     loop {
         let accepted = tokio::select! {
             () = &mut shutdown => break,
@@ -38,11 +146,33 @@ pub(super) async fn accept_loop(
                 continue;
             }
         };
-        let Ok(permit) = permits.clone().try_acquire_owned() else {
+        let permit = match permits.clone().try_acquire_owned() {
+            Ok(p) => Some(p),
+            Err(_) if table.evict_idlest() => {
+                evicted += 1;
+                if evicted.is_power_of_two() {
+                    eprintln!(
+                        "mcp-bastion: {max} connections are open; closed {evicted} idle ones for new ones so far"
+                    );
+                }
+                // The closed connection's task ends at once (nothing in flight) and
+                // frees its slot; finished tasks are reaped meanwhile.
+                let wait = tokio::time::timeout(EVICTION_WAIT, permits.clone().acquire_owned());
+                tokio::pin!(wait);
+                loop {
+                    tokio::select! {
+                        got = &mut wait => break got.ok().and_then(Result::ok),
+                        Some(_) = connections.join_next(), if !connections.is_empty() => {}
+                    }
+                }
+            }
+            Err(_) => None,
+        };
+        let Some(permit) = permit else {
             refused += 1;
             if refused.is_power_of_two() {
                 eprintln!(
-                    "mcp-bastion: {MAX_CONNECTIONS} connections are open; closed {refused} more so far"
+                    "mcp-bastion: {max} connections are open, each with a request in flight; closed {refused} more so far"
                 );
             }
             continue;
@@ -51,13 +181,42 @@ pub(super) async fn accept_loop(
         // TCP_NODELAY, Nagle's algorithm holds the last one until the client's delayed
         // ACK (~40 ms per request, measured with a Python load driver).
         let _ = tcp.set_nodelay(true);
-        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        next += 1;
+        let key = next;
+        let close = Arc::new(Notify::new());
+        table.lock().insert(
+            key,
+            Entry {
+                busy: 0,
+                idle_since: Instant::now(),
+                close: close.clone(),
+            },
+        );
+        let app = hyper_util::service::TowerToHyperService::new(app.clone());
+        let (requests, table) = (table.clone(), table.clone());
+        let service = hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
+            let busy = requests.start_request(key);
+            let answered = hyper::service::Service::call(&app, req);
+            async move {
+                answered.await.map(|r: Response<Body>| {
+                    r.map(|inner| Body::new(Tracked { inner, _busy: busy }))
+                })
+            }
+        });
         connections.spawn(async move {
-            let _ = hyper::server::conn::http1::Builder::new()
+            let conn = hyper::server::conn::http1::Builder::new()
                 .timer(hyper_util::rt::TokioTimer::new())
                 .header_read_timeout(HEADER_READ_TIMEOUT)
-                .serve_connection(hyper_util::rt::TokioIo::new(tcp), service)
-                .await;
+                .serve_connection(hyper_util::rt::TokioIo::new(tcp), service);
+            tokio::pin!(conn);
+            tokio::select! {
+                _ = conn.as_mut() => {}
+                () = close.notified() => {
+                    conn.as_mut().graceful_shutdown();
+                    let _ = conn.await;
+                }
+            }
+            table.lock().remove(&key);
             drop(permit);
         });
     }

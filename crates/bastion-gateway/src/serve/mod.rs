@@ -88,6 +88,10 @@ pub struct ServeConfig {
     /// load benchmark. Off by default: clients that test for event streams (the
     /// conformance suite's `server-sse-streams-functional`) then see none.
     pub json_answers: bool,
+    /// Open HTTP connections at most; default 512. At the cap a new connection takes the
+    /// slot of the one idle the longest (no request in flight); when each has a request
+    /// in flight, the new one is closed at once.
+    pub max_connections: usize,
 }
 
 impl ServeConfig {
@@ -99,6 +103,7 @@ impl ServeConfig {
             max_sessions: 32,
             idle_timeout: Duration::from_mins(30),
             json_answers: false,
+            max_connections: listen::MAX_CONNECTIONS,
         }
     }
 }
@@ -199,7 +204,7 @@ pub async fn serve(
     let app = axum::Router::new()
         .fallback(handle)
         .with_state(shared.clone());
-    let served = accept_loop(listener, app).await;
+    let served = accept_loop(listener, app, shared.cfg.max_connections).await;
     reaper.abort();
     // The ticker records what it holds and ends (awaited: aborting it could drop rows
     // it had taken out).

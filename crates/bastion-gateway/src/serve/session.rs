@@ -106,6 +106,8 @@ impl Routes {
 
 /// A live session.
 pub(super) struct Session {
+    /// The session itself, for the hooks of its request streams.
+    me: std::sync::Weak<Session>,
     /// The `Mcp-Session-Id` (16 random bytes, hex), or `stateless` for the shared relay of
     /// the 2026-07-28 era.
     pub(super) id: String,
@@ -157,7 +159,8 @@ impl Session {
         let (host_side, relay_side) = tokio::io::duplex(PIPE_BYTES);
         let (relay_in, relay_out) = tokio::io::split(relay_side);
         let (from_relay, to_relay) = tokio::io::split(host_side);
-        let session = Arc::new(Self {
+        let session = Arc::new_cyclic(|me| Self {
+            me: me.clone(),
             id,
             shared,
             name: cfg.name.clone(),
@@ -212,13 +215,30 @@ impl Session {
             routes.waiters.insert(id.clone(), Waiter { out, original });
             (inlet, abandoned)
         };
-        let (inlet, abandoned) = inlet;
+        let (mut inlet, abandoned) = inlet;
+        // A client that leaves before the answer: the server is told at once (not when
+        // the session's next request comes, which may be never).
+        let me = self.me.clone();
+        inlet.on_abandon(move || {
+            if let (Some(session), Ok(runtime)) =
+                (me.upgrade(), tokio::runtime::Handle::try_current())
+            {
+                runtime.spawn(async move { session.cancel_abandoned().await });
+            }
+        });
         self.cancel(abandoned).await;
         if let Err(e) = self.send(frame).await {
             self.routes().waiters.remove(&id);
             return Err(e);
         }
         Ok(inlet)
+    }
+
+    /// Cancels in the relay every request whose client left
+    /// ([`Routes::take_abandoned`]).
+    async fn cancel_abandoned(&self) {
+        let ids = self.routes().take_abandoned();
+        self.cancel(ids).await;
     }
 
     /// Cancels in the relay the requests `ids` whose client left

@@ -44,6 +44,20 @@ pub(super) struct Outlet {
 pub(super) struct Inlet {
     rx: mpsc::Receiver<Queued>,
     queued: Arc<AtomicUsize>,
+    /// Whether the answer that ends the stream was taken.
+    answered: bool,
+    /// Run when the stream is dropped before its answer was taken (the client left).
+    on_abandon: Option<Box<dyn FnOnce() + Send>>,
+}
+
+impl Drop for Inlet {
+    fn drop(&mut self) {
+        if !self.answered
+            && let Some(hook) = self.on_abandon.take()
+        {
+            hook();
+        }
+    }
 }
 
 /// A stream holding at most `capacity` events, drawing on the session's `budget` for
@@ -57,7 +71,12 @@ pub(super) fn stream_channel(capacity: usize, budget: &Budget) -> (Outlet, Inlet
             queued: queued.clone(),
             budget: budget.0.clone(),
         },
-        Inlet { rx, queued },
+        Inlet {
+            rx,
+            queued,
+            answered: false,
+            on_abandon: None,
+        },
     )
 }
 
@@ -116,7 +135,14 @@ impl Inlet {
     pub(super) async fn recv(&mut self) -> Option<Event> {
         let item = self.rx.recv().await?;
         self.queued.fetch_sub(item.event.len(), Ordering::AcqRel);
+        self.answered |= item.event.answer;
         Some(item.event)
+    }
+
+    /// Runs `hook` if this stream is dropped before its answer was taken (its HTTP
+    /// client went away, or the response was never sent).
+    pub(super) fn on_abandon(&mut self, hook: impl FnOnce() + Send + 'static) {
+        self.on_abandon = Some(Box::new(hook));
     }
 }
 

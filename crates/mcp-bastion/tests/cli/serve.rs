@@ -19,7 +19,7 @@ use std::time::Duration;
 pub(super) struct Served {
     child: Child,
     pub(super) url: String,
-    addr: String,
+    pub(super) addr: String,
     pub(super) token: String,
     err: Receiver<String>,
 }
@@ -735,12 +735,20 @@ fn a_request_whose_client_left_is_cancelled_in_the_relay() {
                 })
         })
     };
-    // The session's next request: the listener finds the stream gone and the server is
-    // told, long before the call's 120 s deadline.
+    // The server is told as soon as the stream is gone, long before the call's 120 s
+    // deadline, without waiting for another request of the session (a host that left
+    // may never send one).
     abandon(7);
-    host.request("tools/list", &json!({}));
     assert!(
         cancelled(7),
+        "{}",
+        std::fs::read_to_string(&log).unwrap_or_default()
+    );
+    // The session goes on, and a second abandoned call is cancelled the same way.
+    host.request("tools/list", &json!({}));
+    abandon(8);
+    assert!(
+        cancelled(8),
         "{}",
         std::fs::read_to_string(&log).unwrap_or_default()
     );
@@ -989,7 +997,7 @@ fn stateless_era_through_serve_matches_direct() {
 /// A session on a [`Served`] listener over raw HTTP/1.1, one connection per request.
 pub(super) struct HttpSession<'a> {
     served: &'a Served,
-    sid: String,
+    pub(super) sid: String,
     next: i64,
 }
 
