@@ -28,7 +28,17 @@
 //!   front of a remote server costs.
 //!
 //! `--json-answers` runs `serve --json-answers` (an answer that comes first is sent as
-//! `application/json`, not as an event stream). Every tool is allowed by config. Prints one JSON object: per mode calls/s, p50/p99
+//! `application/json`, not as an event stream). Every tool is allowed by config.
+//!
+//! `--trivial-proxy` (with `--upstream http`) also measures `proxy`: a minimal HTTP
+//! forwarder (`--echo-proxy URL`, this program: hyper via axum in, reqwest out, the
+//! body passed as bytes, nothing checked, no audit). Its ratio is what any HTTP-in,
+//! HTTP-out hop costs on this machine, the ceiling for `serve --upstream`.
+//!
+//! `--rate R` paces the calls instead of sending each as soon as the last is answered:
+//! host `h`'s call `i` is due at `(i × SESSIONS + h) / R` seconds, and its latency runs
+//! from when it was due (a late call counts its wait: no coordinated omission). Below
+//! saturation the added latency is the gateway's own per call, not queueing. Prints one JSON object: per mode calls/s, p50/p99
 //! round trip (ms); for `serve` the listener's resident memory (`VmRSS`, without its
 //! server processes) before any session, with one session open (which pays the
 //! process's one-time costs: the detectors compiled on the first session, the code pages
@@ -51,6 +61,7 @@ fn main() -> anyhow::Result<()> {
     match args.first().map(String::as_str) {
         Some("--echo-server") => return echo_server(),
         Some("--echo-http-server") => return echo_http_server(),
+        Some("--echo-proxy") => return echo_proxy(args.get(1).cloned().unwrap_or_default()),
         _ => {}
     }
     let flag = |name: &str| {
@@ -67,6 +78,12 @@ fn main() -> anyhow::Result<()> {
         Some(other) => anyhow::bail!("--upstream stdio|http, not {other:?}"),
     };
     let json_answers = args.iter().any(|a| a == "--json-answers");
+    let trivial_proxy = args.iter().any(|a| a == "--trivial-proxy");
+    if trivial_proxy && !http_upstream {
+        anyhow::bail!("--trivial-proxy needs --upstream http");
+    }
+    let rate: Option<f64> = flag("--rate").map(|r| r.parse()).transpose()?;
+    let pace = Pace { sessions, rate };
     let binary = flag("--binary").unwrap_or_else(|| {
         let exe = std::env::current_exe().unwrap_or_default();
         // target/<profile>/examples/load_serve → target/<profile>/mcp-bastion
@@ -96,7 +113,18 @@ fn main() -> anyhow::Result<()> {
             },
             None => Target::Stdio,
         };
-        let direct = run_hosts(sessions, per_host, &direct_target, None).await?;
+        let direct = run_hosts(pace, per_host, &direct_target, None).await?;
+        let proxy = match (&upstream, trivial_proxy) {
+            (Some(u), true) => {
+                let forwarder = Upstream::start_with(&["--echo-proxy", &u.url]).await?;
+                let via = Target::Http {
+                    url: forwarder.url.clone(),
+                    token: String::new(),
+                };
+                Some(run_hosts(pace, per_host, &via, None).await?)
+            }
+            _ => None,
+        };
         let served = Served::start(
             &binary,
             sessions + 1,
@@ -119,7 +147,7 @@ fn main() -> anyhow::Result<()> {
         first.request("tools/list", json!({})).await?;
         tokio::time::sleep(Duration::from_secs(1)).await;
         let rss_one = rss_kib(served.pid);
-        let serve = run_hosts(sessions, per_host, &through, Some(served.pid)).await?;
+        let serve = run_hosts(pace, per_host, &through, Some(served.pid)).await?;
         let after = rss_kib(served.pid);
         drop(first);
         served.stop().await;
@@ -128,6 +156,7 @@ fn main() -> anyhow::Result<()> {
             "upstream": if http_upstream { "http" } else { "stdio" },
             "json_answers": json_answers,
             "calls_per_host": per_host,
+            "rate_per_s": rate,
             "direct": direct.json(),
             "serve": serve.json(),
         });
@@ -144,6 +173,11 @@ fn main() -> anyhow::Result<()> {
         out["added_p50_ms"] = json!(serve.pct(0.5) - direct.pct(0.5));
         out["added_p99_ms"] = json!(serve.pct(0.99) - direct.pct(0.99));
         out["throughput_ratio"] = json!(serve.per_sec() / direct.per_sec());
+        if let Some(proxy) = proxy {
+            out["proxy"] = proxy.json();
+            out["proxy_added_p50_ms"] = json!(proxy.pct(0.5) - direct.pct(0.5));
+            out["proxy_throughput_ratio"] = json!(proxy.per_sec() / direct.per_sec());
+        }
         println!("{out}");
         anyhow::Ok(())
     })
@@ -211,13 +245,8 @@ fn echo_http_server() -> anyhow::Result<()> {
     use axum::http::{StatusCode, header};
     use axum::response::IntoResponse;
     let tools = Arc::new(echo_tools());
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()?;
-    rt.block_on(async move {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
-        println!("listening on http://{}/mcp", listener.local_addr()?);
-        let app = axum::Router::new().route(
+    serve_on_loopback(|| {
+        axum::Router::new().route(
             "/mcp",
             axum::routing::post(move |body: axum::body::Bytes| {
                 let tools = tools.clone();
@@ -232,9 +261,61 @@ fn echo_http_server() -> anyhow::Result<()> {
                     }
                 }
             }),
-        );
+        )
+    })
+}
+
+/// Runs the router `app` makes on an ephemeral loopback port until killed, after printing
+/// `listening on http://ADDR/mcp` on stdout.
+fn serve_on_loopback(app: impl FnOnce() -> axum::Router) -> anyhow::Result<()> {
+    let app = app();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+        println!("listening on http://{}/mcp", listener.local_addr()?);
         axum::serve(listener, app).await?;
         anyhow::Ok(())
+    })
+}
+
+/// The trivial forwarder (`--echo-proxy URL`): every `POST /mcp` is sent on to `URL`
+/// with its body and content headers, and the answer's status, content type and body
+/// come back. Prints `listening on http://ADDR/mcp` on stdout.
+fn echo_proxy(upstream: String) -> anyhow::Result<()> {
+    use axum::http::{HeaderMap, StatusCode, header};
+    use axum::response::IntoResponse;
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let client = reqwest::Client::builder().no_proxy().build()?;
+    serve_on_loopback(|| {
+        axum::Router::new().route(
+            "/mcp",
+            axum::routing::post(move |headers: HeaderMap, body: axum::body::Bytes| {
+                let (client, upstream) = (client.clone(), upstream.clone());
+                async move {
+                    let mut request = client.post(upstream).body(body);
+                    for name in [header::CONTENT_TYPE, header::ACCEPT] {
+                        if let Some(v) = headers.get(&name) {
+                            request = request.header(name, v);
+                        }
+                    }
+                    let Ok(answer) = request.send().await else {
+                        return StatusCode::BAD_GATEWAY.into_response();
+                    };
+                    let status = answer.status();
+                    let kind = answer.headers().get(header::CONTENT_TYPE).cloned();
+                    let Ok(bytes) = answer.bytes().await else {
+                        return StatusCode::BAD_GATEWAY.into_response();
+                    };
+                    let mut response = (status, bytes).into_response();
+                    if let Some(kind) = kind {
+                        response.headers_mut().insert(header::CONTENT_TYPE, kind);
+                    }
+                    response
+                }
+            }),
+        )
     })
 }
 
@@ -393,8 +474,13 @@ struct Upstream {
 
 impl Upstream {
     async fn start() -> anyhow::Result<Self> {
+        Self::start_with(&["--echo-http-server"]).await
+    }
+
+    /// This program with `args` (a mode that prints `listening on URL` first).
+    async fn start_with(args: &[&str]) -> anyhow::Result<Self> {
         let mut child = tokio::process::Command::new(std::env::current_exe()?)
-            .arg("--echo-http-server")
+            .args(args)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::piped())
             .kill_on_drop(true)
@@ -534,18 +620,35 @@ impl Run {
     }
 }
 
-/// Opens `sessions` hosts (direct, or through `served`), waits until all are ready,
-/// then lets each make `per_host` sequential calls at once.
-async fn run_hosts(
+/// How the hosts send their calls: `sessions` hosts, each sequential; with `rate`, each
+/// call is due at a fixed time (module docs), else as soon as the last is answered.
+#[derive(Clone, Copy)]
+struct Pace {
     sessions: usize,
+    rate: Option<f64>,
+}
+
+impl Pace {
+    /// When host `h`'s call `i` is due, from the start.
+    fn due(self, h: usize, i: usize) -> Option<Duration> {
+        self.rate
+            .map(|r| Duration::from_secs_f64((i * self.sessions + h) as f64 / r))
+    }
+}
+
+/// Opens `pace.sessions` hosts (direct, or through `served`), waits until all are
+/// ready, then lets each make `per_host` sequential calls at once (or paced).
+async fn run_hosts(
+    pace: Pace,
     per_host: usize,
     target: &Target,
     measured: Option<u32>,
 ) -> anyhow::Result<Run> {
+    let sessions = pace.sessions;
     let ready = Arc::new(tokio::sync::Barrier::new(sessions + 1));
     let go = Arc::new(tokio::sync::Barrier::new(sessions + 1));
     let mut tasks = tokio::task::JoinSet::new();
-    for _ in 0..sessions {
+    for h in 0..sessions {
         let mut host = Host::open(target)?;
         let (ready, go) = (ready.clone(), go.clone());
         tasks.spawn(async move {
@@ -558,11 +661,18 @@ async fn run_hosts(
             .await;
             ready.wait().await;
             go.wait().await;
+            let start = tokio::time::Instant::now();
             let mut mine = Vec::with_capacity(per_host);
             let mut errors = usize::from(opened.is_err());
             if opened.is_ok() {
                 for i in 0..per_host {
-                    let t0 = Instant::now();
+                    let t0 = match pace.due(h, i) {
+                        Some(due) => {
+                            tokio::time::sleep_until(start + due).await;
+                            (start + due).into_std()
+                        }
+                        None => Instant::now(),
+                    };
                     let m = host
                         .request(
                             "tools/call",

@@ -27,8 +27,9 @@ struct Entry {
     /// When the connection last had no request in flight (its start, or the end of its
     /// last response).
     idle_since: Instant,
-    /// Told to close the connection (gracefully: hyper closes an idle connection at once
-    /// and a busy one after its response).
+    /// Chosen to make room: no new request of it is let through.
+    closing: bool,
+    /// Told to close the connection (the accept loop's task for it does).
     close: Arc<Notify>,
 }
 
@@ -43,29 +44,41 @@ impl Table {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Closes the connection idle the longest (no request in flight); `false` when every
-    /// connection has one.
+    /// Marks the connection idle the longest (no request in flight, not already chosen)
+    /// as closing and tells it to close; `false` when every connection has a request in
+    /// flight.
     fn evict_idlest(&self) -> bool {
-        let table = self.lock();
+        let mut table = self.lock();
         let idlest = table
-            .values()
-            .filter(|e| e.busy == 0)
+            .values_mut()
+            .filter(|e| e.busy == 0 && !e.closing)
             .min_by_key(|e| e.idle_since);
         idlest.is_some_and(|e| {
+            e.closing = true;
             e.close.notify_one();
             true
         })
     }
 
-    /// Marks a request of connection `key` in flight until the returned guard drops.
-    fn start_request(self: &Arc<Self>, key: u64) -> Busy {
-        if let Some(e) = self.lock().get_mut(&key) {
-            e.busy += 1;
-        }
-        Busy {
+    /// Marks a request of connection `key` in flight until the returned guard drops;
+    /// `None` when the connection was chosen to make room (the request is not let
+    /// through).
+    fn start_request(self: &Arc<Self>, key: u64) -> Option<Busy> {
+        let mut table = self.lock();
+        let entry = table.get_mut(&key).filter(|e| !e.closing)?;
+        entry.busy += 1;
+        Some(Busy {
             table: self.clone(),
             key,
-        }
+        })
+    }
+
+    /// `true` when connection `key` was chosen to make room and has no request in
+    /// flight: it may be dropped at once.
+    fn idle_closing(&self, key: u64) -> bool {
+        self.lock()
+            .get(&key)
+            .is_some_and(|e| e.closing && e.busy == 0)
     }
 }
 
@@ -111,6 +124,17 @@ impl hyper::body::Body for Tracked {
     fn size_hint(&self) -> hyper::body::SizeHint {
         self.inner.size_hint()
     }
+}
+
+/// The answer to a request that arrived on a connection chosen to make room.
+fn make_room_refusal() -> Response<Body> {
+    let mut response = Response::new(Body::from("the listener is at its connection cap\n"));
+    *response.status_mut() = axum::http::StatusCode::SERVICE_UNAVAILABLE;
+    response.headers_mut().insert(
+        axum::http::header::CONNECTION,
+        axum::http::HeaderValue::from_static("close"),
+    );
+    response
 }
 
 /// Accepts connections until SIGTERM or SIGINT, each served by hyper's HTTP/1.1 with
@@ -189,6 +213,7 @@ pub(super) async fn accept_loop(
             Entry {
                 busy: 0,
                 idle_since: Instant::now(),
+                closing: false,
                 close: close.clone(),
             },
         );
@@ -196,8 +221,15 @@ pub(super) async fn accept_loop(
         let (requests, table) = (table.clone(), table.clone());
         let service = hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
             let busy = requests.start_request(key);
-            let answered = hyper::service::Service::call(&app, req);
+            // A request on a connection chosen to make room is never dispatched (it came
+            // in the moment the connection was chosen): 503, and the connection closes.
+            let answered = busy
+                .is_some()
+                .then(|| hyper::service::Service::call(&app, req));
             async move {
+                let (Some(answered), Some(busy)) = (answered, busy) else {
+                    return Ok(make_room_refusal());
+                };
                 answered.await.map(|r: Response<Body>| {
                     r.map(|inner| Body::new(Tracked { inner, _busy: busy }))
                 })
@@ -211,9 +243,15 @@ pub(super) async fn accept_loop(
             tokio::pin!(conn);
             tokio::select! {
                 _ = conn.as_mut() => {}
+                // Chosen to make room: dropped at once when it has no request in flight
+                // (none of it can start any more; a partly sent head is the client's to
+                // send again), else closed gracefully (hyper finishes the response) in
+                // the rare case that a request started just before it was chosen.
                 () = close.notified() => {
-                    conn.as_mut().graceful_shutdown();
-                    let _ = conn.await;
+                    if !table.idle_closing(key) {
+                        conn.as_mut().graceful_shutdown();
+                        let _ = conn.await;
+                    }
                 }
             }
             table.lock().remove(&key);

@@ -64,18 +64,20 @@ fn at_the_connection_cap_the_longest_idle_connection_makes_room() {
     let served = Served::start_with(dir.path(), &store, "fault", &tail, &[]);
     let mut host = HttpSession::open(&served);
     host.request("tools/list", &json!({}));
-    // Two connections with a request in flight, and two that never send anything (the
-    // older one idle the longest): one more than the cap, so the older silent one has
-    // already made room for the younger.
+    // Two connections with a request in flight, and two without one: the older sends
+    // half a request head and stops (slowloris), the younger nothing. One more than the
+    // cap, so the older has already made room for the younger, at once (not after its
+    // head timeout: a half-sent head is no request in flight).
     let mut busy = vec![
         call_never_answered(&served, &host.sid, 7),
         call_never_answered(&served, &host.sid, 8),
     ];
     let mut older = TcpStream::connect(&served.addr).unwrap();
+    write!(older, "GET /mcp HTTP/1.1\r\nHost: {}\r\n", served.addr).unwrap();
     std::thread::sleep(Duration::from_millis(200));
     let mut younger = TcpStream::connect(&served.addr).unwrap();
     assert!(
-        closed_within(&mut older, Duration::from_secs(5)),
+        closed_within(&mut older, Duration::from_secs(2)),
         "the connection idle the longest was kept at the cap"
     );
     // At the cap again: a host's request still gets through, in the silent one's slot.
