@@ -21,11 +21,19 @@ pub(super) type Work = Box<dyn FnOnce() -> Vec<AuditEvent> + Send>;
 /// One worker thread for the audit work of results (instruction scan, digest), fed
 /// through a queue bounded in jobs and in the bytes they hold: the relay thread forwards
 /// and moves on; when the worker falls behind, the relay waits (back-pressure). One
-/// thread keeps per-thread buffers and allocator arenas to one set.
+/// thread keeps per-thread buffers and allocator arenas to one set. The thread starts
+/// with the first piece of work: a relay whose results all stay small (audited on the
+/// relay thread) never starts one, which matters for `serve`, with a relay per host
+/// session.
 pub(super) struct Deferred {
     tx: tokio::sync::mpsc::Sender<(Work, tokio::sync::OwnedSemaphorePermit)>,
     budget: Arc<tokio::sync::Semaphore>,
+    /// The worker's end of the queue and its audit sink, until the thread starts.
+    idle: std::sync::Mutex<Option<(Queue, AuditSink)>>,
 }
+
+/// The worker's end of the queue.
+type Queue = tokio::sync::mpsc::Receiver<(Work, tokio::sync::OwnedSemaphorePermit)>;
 
 /// Small-result audit jobs that may wait for [`Relay::run_inline_jobs`]; when this many
 /// wait, the reader has not run out of frames for a while (pipelined load) and they go to
@@ -94,8 +102,25 @@ const DEFERRED_BYTES: usize = 2 * 1024 * 1024;
 
 impl Deferred {
     pub(super) fn start(audit: AuditSink) -> Self {
-        let (tx, mut rx) =
-            tokio::sync::mpsc::channel::<(Work, tokio::sync::OwnedSemaphorePermit)>(DEFERRED_JOBS);
+        let (tx, rx) = tokio::sync::mpsc::channel(DEFERRED_JOBS);
+        Self {
+            tx,
+            budget: Arc::new(tokio::sync::Semaphore::new(DEFERRED_BYTES)),
+            idle: std::sync::Mutex::new(Some((rx, audit))),
+        }
+    }
+
+    /// Starts the worker thread unless it runs already. When the thread cannot be
+    /// started, the queue's end is dropped, so every job runs on the relay thread.
+    fn ensure_worker(&self) {
+        let Some((mut rx, audit)) = self
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+        else {
+            return;
+        };
         let spawned = std::thread::Builder::new()
             .name("bastion-audit".into())
             .spawn(move || {
@@ -121,15 +146,12 @@ impl Deferred {
                 "mcp-bastion: cannot start the audit worker thread ({e}); results are audited inline"
             );
         }
-        Self {
-            tx,
-            budget: Arc::new(tokio::sync::Semaphore::new(DEFERRED_BYTES)),
-        }
     }
 
     /// Queues `job`, which holds `bytes` of frame data, waiting while the queue is full;
     /// runs it here when the worker is gone and returns its events in that case.
     pub(super) async fn run(&self, job: Work, bytes: usize) -> Option<Vec<AuditEvent>> {
+        self.ensure_worker();
         let want = u32::try_from(bytes.clamp(1, DEFERRED_BYTES)).unwrap_or(u32::MAX);
         let Ok(permit) = self.budget.clone().acquire_many_owned(want).await else {
             return Some(job());
@@ -138,5 +160,44 @@ impl Deferred {
             Ok(()) => None,
             Err(tokio::sync::mpsc::error::SendError((job, _))) => Some(job()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_worker_thread_starts_with_the_first_piece_of_work_and_audits_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("audit.db").display());
+        let store = bastion_store::Store::open(&url).await.unwrap();
+        let (sink, writer) = AuditSink::start(store.clone(), "deferred");
+        let deferred = Deferred::start(sink.clone());
+        let idle = |d: &Deferred| d.idle.lock().unwrap().is_some();
+        assert!(idle(&deferred), "a thread before any work");
+        let work: Work = Box::new(|| {
+            vec![AuditEvent {
+                direction: "server_to_host".into(),
+                verdict: "allow".into(),
+                bytes: 70_000,
+                ..AuditEvent::default()
+            }]
+        });
+        assert!(
+            deferred.run(work, 70_000).await.is_none(),
+            "the work went to the worker, not back to the relay"
+        );
+        assert!(!idle(&deferred), "the worker runs now");
+        // The worker ends with the queue, then the writer with the last sink.
+        drop(deferred);
+        drop(sink);
+        writer.await.unwrap();
+        let events = store
+            .audit_events(&bastion_store::AuditQuery::default())
+            .await
+            .unwrap();
+        assert_eq!(events.len(), 1, "{events:?}");
+        assert_eq!(events[0].bytes, 70_000);
     }
 }
