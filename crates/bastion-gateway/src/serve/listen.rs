@@ -1,5 +1,5 @@
 //! The listener's accept loop: hyper's HTTP/1.1 per connection with a header read
-//! timeout, a cap on open connections (the longest-idle one makes room for a new one),
+//! timeout, a cap on open connections (an idle one makes room for a new one),
 //! `TCP_NODELAY`, and a shutdown no slow client holds.
 
 use axum::body::Body;
@@ -19,6 +19,9 @@ const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a new connection at the cap waits for the idle connection closed for it to
 /// let go of its slot.
 const EVICTION_WAIT: Duration = Duration::from_secs(1);
+/// How long a connection chosen to make room that has answered requests may take to
+/// finish sending (hyper's buffer) before it is dropped.
+const GRACEFUL_CLOSE: Duration = Duration::from_secs(5);
 
 /// What the accept loop knows of one open connection.
 struct Entry {
@@ -27,6 +30,8 @@ struct Entry {
     /// When the connection last had no request in flight (its start, or the end of its
     /// last response).
     idle_since: Instant,
+    /// Requests it has had (`0`: it never sent a whole request head).
+    requests: u64,
     /// Chosen to make room: no new request of it is let through.
     closing: bool,
     /// Told to close the connection (the accept loop's task for it does).
@@ -44,15 +49,16 @@ impl Table {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// Marks the connection idle the longest (no request in flight, not already chosen)
-    /// as closing and tells it to close; `false` when every connection has a request in
-    /// flight.
+    /// Marks a connection with no request in flight (and not already chosen) as closing
+    /// and tells it to close: one that never had a request first (all a client without
+    /// the token can hold: the gate's refusals close their connection), the one idle
+    /// the longest among those; `false` when every connection has a request in flight.
     fn evict_idlest(&self) -> bool {
         let mut table = self.lock();
         let idlest = table
             .values_mut()
             .filter(|e| e.busy == 0 && !e.closing)
-            .min_by_key(|e| e.idle_since);
+            .min_by_key(|e| (e.requests > 0, e.idle_since));
         idlest.is_some_and(|e| {
             e.closing = true;
             e.close.notify_one();
@@ -67,18 +73,32 @@ impl Table {
         let mut table = self.lock();
         let entry = table.get_mut(&key).filter(|e| !e.closing)?;
         entry.busy += 1;
+        entry.requests += 1;
         Some(Busy {
             table: self.clone(),
             key,
         })
     }
 
-    /// `true` when connection `key` was chosen to make room and has no request in
-    /// flight: it may be dropped at once.
-    fn idle_closing(&self, key: u64) -> bool {
+    /// `true` when connection `key` was chosen to make room and never had a request:
+    /// nothing of it is in flight or still being sent, so it may be dropped at once.
+    fn never_used(&self, key: u64) -> bool {
         self.lock()
             .get(&key)
-            .is_some_and(|e| e.closing && e.busy == 0)
+            .is_some_and(|e| e.closing && e.busy == 0 && e.requests == 0)
+    }
+}
+
+/// Removes a connection's entry when its task ends, however it ends (a panic, the abort
+/// at shutdown): a stale entry would look idle forever.
+struct Registered {
+    table: Arc<Table>,
+    key: u64,
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        self.table.lock().remove(&self.key);
     }
 }
 
@@ -139,11 +159,12 @@ fn make_room_refusal() -> Response<Body> {
 
 /// Accepts connections until SIGTERM or SIGINT, each served by hyper's HTTP/1.1 with
 /// [`HEADER_READ_TIMEOUT`], at most `max` at once. At the cap a new connection takes the
-/// slot of the connection idle the longest (one with no request in flight: a client that
-/// opens connections and sends nothing, or keeps them between requests, cannot lock
-/// others out); when every connection has a request in flight (open event streams) the
-/// new one is closed at once. On shutdown every connection is dropped (a slow client
-/// cannot hold it).
+/// slot of one with no request in flight ([`Table::evict_idlest`]: one that never sent a
+/// request first, dropped at once; else the one idle the longest, closed gracefully), so
+/// a client that opens connections and sends nothing, or keeps them between requests,
+/// cannot lock others out; when every connection has a request in flight (open event
+/// streams) the new one is closed at once. On shutdown every connection is dropped (a
+/// slow client cannot hold it).
 pub(super) async fn accept_loop(
     listener: tokio::net::TcpListener,
     app: axum::Router,
@@ -213,6 +234,7 @@ pub(super) async fn accept_loop(
             Entry {
                 busy: 0,
                 idle_since: Instant::now(),
+                requests: 0,
                 closing: false,
                 close: close.clone(),
             },
@@ -236,6 +258,7 @@ pub(super) async fn accept_loop(
             }
         });
         connections.spawn(async move {
+            let registered = Registered { table, key };
             let conn = hyper::server::conn::http1::Builder::new()
                 .timer(hyper_util::rt::TokioTimer::new())
                 .header_read_timeout(HEADER_READ_TIMEOUT)
@@ -243,18 +266,19 @@ pub(super) async fn accept_loop(
             tokio::pin!(conn);
             tokio::select! {
                 _ = conn.as_mut() => {}
-                // Chosen to make room: dropped at once when it has no request in flight
-                // (none of it can start any more; a partly sent head is the client's to
-                // send again), else closed gracefully (hyper finishes the response) in
-                // the rare case that a request started just before it was chosen.
+                // Chosen to make room. One that never had a request is dropped at once
+                // (none can start any more; a partly sent head is the client's to send
+                // again). One that answered requests is closed gracefully: the end of
+                // its last response may still sit in hyper's buffer (hyper takes the
+                // body's last frame before writing it), and dropping it would cut the
+                // response short; hyper sends what it holds, then closes.
                 () = close.notified() => {
-                    if !table.idle_closing(key) {
+                    if !registered.table.never_used(key) {
                         conn.as_mut().graceful_shutdown();
-                        let _ = conn.await;
+                        let _ = tokio::time::timeout(GRACEFUL_CLOSE, conn).await;
                     }
                 }
             }
-            table.lock().remove(&key);
             drop(permit);
         });
     }

@@ -13,6 +13,7 @@ use crate::audit::AuditSink;
 use crate::wrap::WrapConfig;
 use bastion_core::envelope::Id;
 use serde_json::Value;
+use std::borrow::Cow;
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -237,8 +238,17 @@ impl Session {
     /// Cancels in the relay every request whose client left
     /// ([`Routes::take_abandoned`]).
     async fn cancel_abandoned(&self) {
-        let ids = self.routes().take_abandoned();
-        self.cancel(ids).await;
+        // Taken under the relay pipe's lock and written before it is let go: a request
+        // that reuses an abandoned id can never reach the relay ahead of the old one's
+        // cancellation (which would then cancel the new request).
+        let _ = self
+            .send_with(|| {
+                let ids = self.routes().take_abandoned();
+                ids.into_iter()
+                    .map(|id| Cow::Owned(cancel_frame(&id)))
+                    .collect()
+            })
+            .await;
     }
 
     /// Cancels in the relay the requests `ids` whose client left
@@ -246,13 +256,7 @@ impl Session {
     /// relay lets go of the frame it kept for each.
     async fn cancel(&self, ids: Vec<Id>) {
         for id in ids {
-            let cancel = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                "params": {"requestId": id.to_value(), "reason": "the client closed the connection"}});
-            if self
-                .send(&serde_json::to_vec(&cancel).unwrap_or_default())
-                .await
-                .is_err()
-            {
+            if self.send(&cancel_frame(&id)).await.is_err() {
                 break;
             }
         }
@@ -260,6 +264,15 @@ impl Session {
 
     /// Hands one host notification or response to the relay.
     pub(super) async fn send(&self, frame: &[u8]) -> Result<(), SendError> {
+        self.send_with(|| vec![Cow::Borrowed(frame)]).await
+    }
+
+    /// Hands the frames `frames` gives to the relay, one per line; `frames` runs once the
+    /// relay pipe's lock is held, and nothing else is written in between.
+    async fn send_with<'f>(
+        &self,
+        frames: impl FnOnce() -> Vec<Cow<'f, [u8]>>,
+    ) -> Result<(), SendError> {
         self.touch();
         // Registered before the flag is read, so a close in between is not missed.
         let closed = self.closed.notified();
@@ -275,9 +288,15 @@ impl Session {
         let Some(pipe) = input.as_mut() else {
             return Err(SendError::Ended);
         };
+        let frames = frames();
+        if frames.is_empty() {
+            return Ok(());
+        }
         let written = async {
-            pipe.write_all(frame).await?;
-            pipe.write_all(b"\n").await?;
+            for frame in &frames {
+                pipe.write_all(frame).await?;
+                pipe.write_all(b"\n").await?;
+            }
             pipe.flush().await
         };
         tokio::select! {
@@ -428,6 +447,14 @@ async fn route(
         session.name,
         short(&session.id)
     );
+}
+
+/// `notifications/cancelled` for the request `id` whose client left (MCP 2025-11-25
+/// Utilities §Cancellation).
+fn cancel_frame(id: &Id) -> Vec<u8> {
+    let cancel = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": id.to_value(), "reason": "the client closed the connection"}});
+    serde_json::to_vec(&cancel).unwrap_or_default()
 }
 
 /// The id a response answers (`result` or `error`, no `method`); `None` for requests

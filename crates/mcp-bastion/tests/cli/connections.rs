@@ -10,14 +10,9 @@ use std::io::{ErrorKind, Read, Write};
 use std::net::TcpStream;
 use std::time::Duration;
 
-/// `POST`s a `tools/call` of the fault server's `slow` tool (never answered) in session
-/// `sid` on a connection of its own, and returns the connection once the response head
-/// (an event stream that stays open) has arrived.
-fn call_never_answered(served: &Served, sid: &str, id: i64) -> TcpStream {
-    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-                      "params": {"name": "slow", "arguments": {}}})
-    .to_string();
-    let mut conn = TcpStream::connect(&served.addr).unwrap();
+/// Writes a `POST` of `message` in session `sid` on the keep-alive connection `conn`.
+fn post_on(conn: &mut TcpStream, served: &Served, sid: &str, message: &serde_json::Value) {
+    let body = message.to_string();
     write!(
         conn,
         "POST /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: {sid}\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{body}",
@@ -28,6 +23,16 @@ fn call_never_answered(served: &Served, sid: &str, id: i64) -> TcpStream {
     .unwrap();
     conn.set_read_timeout(Some(Duration::from_secs(10)))
         .unwrap();
+}
+
+/// `POST`s a `tools/call` of the fault server's `slow` tool (never answered) in session
+/// `sid` on a connection of its own, and returns the connection once the response head
+/// (an event stream that stays open) has arrived.
+fn call_never_answered(served: &Served, sid: &str, id: i64) -> TcpStream {
+    let mut conn = TcpStream::connect(&served.addr).unwrap();
+    let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                      "params": {"name": "slow", "arguments": {}}});
+    post_on(&mut conn, served, sid, &call);
     let mut head = Vec::new();
     let mut byte = [0u8; 1];
     while !head.ends_with(b"\r\n\r\n") {
@@ -37,6 +42,32 @@ fn call_never_answered(served: &Served, sid: &str, id: i64) -> TcpStream {
     let head = String::from_utf8_lossy(&head);
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
     conn
+}
+
+/// Sends `tools/list` in session `sid` on the keep-alive connection `conn` and reads its
+/// whole answer (an event stream in chunked encoding), leaving the connection open.
+fn list_on(conn: &mut TcpStream, served: &Served, sid: &str, id: i64) -> String {
+    post_on(
+        conn,
+        served,
+        sid,
+        &json!({"jsonrpc": "2.0", "id": id, "method": "tools/list"}),
+    );
+    let mut answer = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !answer.ends_with(b"\r\n0\r\n\r\n") {
+        let n = conn.read(&mut chunk).unwrap();
+        assert!(
+            n > 0,
+            "closed mid-answer: {}",
+            String::from_utf8_lossy(&answer)
+        );
+        answer.extend_from_slice(&chunk[..n]);
+    }
+    let answer = String::from_utf8_lossy(&answer).into_owned();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(answer.contains(&format!("\"id\":{id}")), "{answer}");
+    answer
 }
 
 /// `true` when the listener closed `conn` within `wait` (end of stream or reset), with
@@ -51,17 +82,23 @@ fn closed_within(conn: &mut TcpStream, wait: Duration) -> bool {
     }
 }
 
-#[test]
-fn at_the_connection_cap_the_longest_idle_connection_makes_room() {
-    let dir = tempfile::tempdir().unwrap();
-    allow_tools_of(dir.path(), "fault");
+/// `serve --max-connections 3` around the fault server (every tool allowed), with its
+/// store and config in `dir`.
+fn serve_fault_with_three_connections(dir: &std::path::Path) -> Served {
+    allow_tools_of(dir, "fault");
     let tail: Vec<String> = ["--max-connections", "3", "--", "python3"]
         .iter()
         .map(|s| (*s).to_owned())
         .chain(std::iter::once(fault_server().display().to_string()))
         .collect();
-    let store = format!("sqlite://{}", dir.path().join("bastion.db").display());
-    let served = Served::start_with(dir.path(), &store, "fault", &tail, &[]);
+    let store = format!("sqlite://{}", dir.join("bastion.db").display());
+    Served::start_with(dir, &store, "fault", &tail, &[])
+}
+
+#[test]
+fn at_the_connection_cap_the_longest_idle_connection_makes_room() {
+    let dir = tempfile::tempdir().unwrap();
+    let served = serve_fault_with_three_connections(dir.path());
     let mut host = HttpSession::open(&served);
     host.request("tools/list", &json!({}));
     // Two connections with a request in flight, and two without one: the older sends
@@ -111,4 +148,32 @@ fn at_the_connection_cap_the_longest_idle_connection_makes_room() {
         err.iter().any(|l| l.contains("closed 1 idle ones")),
         "{err:?}"
     );
+}
+
+#[test]
+fn connections_that_never_sent_a_request_make_room_before_a_hosts_keep_alive_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let served = serve_fault_with_three_connections(dir.path());
+    let host = HttpSession::open(&served);
+    // A host's keep-alive connection, idle the longest after its answer; a silent
+    // connection (all a client without the token can hold) opened later; one call in
+    // flight. At the cap, the next connection takes the silent one's slot, although the
+    // host's connection has been idle longer: the host loses nothing.
+    let mut keep_alive = TcpStream::connect(&served.addr).unwrap();
+    list_on(&mut keep_alive, &served, &host.sid, 1);
+    std::thread::sleep(Duration::from_millis(200));
+    let mut silent = TcpStream::connect(&served.addr).unwrap();
+    let _busy = call_never_answered(&served, &host.sid, 2);
+    let (status, text) = host.post(r#"{"jsonrpc":"2.0","id":3,"method":"tools/list"}"#);
+    assert_eq!(status, 200, "{text}");
+    assert!(closed_within(&mut silent, Duration::from_secs(2)));
+    list_on(&mut keep_alive, &served, &host.sid, 4);
+    // With no silent connection left (a second call fills the third slot), the host's
+    // idle one is closed, gracefully (after what it was sending), to make room.
+    let _busy_too = call_never_answered(&served, &host.sid, 6);
+    let (status, text) = host.post(r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#);
+    assert_eq!(status, 200, "{text}");
+    assert!(closed_within(&mut keep_alive, Duration::from_secs(7)));
+    let (code, err) = served.stop();
+    assert_eq!(code, Some(0), "{err:?}");
 }
