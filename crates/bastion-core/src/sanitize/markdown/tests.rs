@@ -563,6 +563,34 @@ fn schemeless_links_markdown_it_would_make_are_made_inert() {
     }
 }
 
+/// A bare URL with an IP-literal host that carries data (fuzzer finding): made inert once,
+/// and its defanged form (`http\\[:\\]//1\\[.\\]2…`, where the URL parser reads `//1` as host
+/// `0.0.0.1`) is not found again as a `//` link, so a second pass changes nothing and the
+/// output stays about the input's size. A written `//1.2.3.4` link is still caught.
+#[test]
+fn bare_ip_urls_with_data_are_made_inert_once() {
+    for text in [
+        "x http://1.2.3.4/a?token=abcdefgh",
+        "x http://03/a?token=abcdefgh",
+        "see //10.0.0.7/c?token=c2VjcmV0LXRva2Vu",
+        "Report: <img sb http://03/schema4#x bbbacker.example/t.gba?x=1\" height=\"1\">0",
+    ] {
+        let (once, codes, _) = run(text);
+        let (twice, _, unchanged) = run(&once);
+        assert!(
+            unchanged && twice == once,
+            "{text:?} -> {once:?} -> {twice:?}"
+        );
+        assert!(once.len() < 3 * text.len() + 40, "{text:?} -> {once:?}");
+        if text.contains("token") {
+            assert!(
+                once.contains("(link removed)") && codes.contains(&Code::LinkExfiltration),
+                "{text:?} -> {once:?} {codes:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn findings_carry_path_and_severity() {
     let out = sanitize_markup(
