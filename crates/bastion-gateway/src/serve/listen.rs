@@ -103,7 +103,9 @@ impl Drop for Registered {
 }
 
 /// One request in flight on a connection, held by its response body until hyper has
-/// sent all of it (or dropped it).
+/// taken all of it (or dropped it). Taken is not yet written: the end of the body may
+/// still sit in hyper's buffer, which is why a connection that answered requests is only
+/// ever closed gracefully to make room.
 struct Busy {
     table: Arc<Table>,
     key: u64,
