@@ -259,19 +259,22 @@ fn may_hold_markdown(text: &[u8]) -> bool {
 }
 
 /// Whether some whitespace-delimited token of `text` has a `.` followed by a letter or
-/// digit (or a non-ASCII byte) and, after it, a `?` or `#`: the shape of a schemeless
-/// link carrying data (`attacker.com/c?d=…`) that markdown-it's linkify makes. One pass.
+/// digit (or a non-ASCII byte), or a `//`, and after it a `?` or `#`: the shape of a
+/// schemeless link carrying data (`attacker.com/c?d=…`) that markdown-it's linkify makes,
+/// `//` links included, whose user info may come before the dot
+/// (`//1249767200?token=…@x.com/` goes to the IPv4 address 1249767200). One pass.
 fn may_hold_schemeless_url(text: &[u8]) -> bool {
     let mut dotted = false;
-    let mut after_dot = false;
+    let mut prev = 0u8;
     for &b in text {
         match b {
             b' ' | b'\t' | b'\n' | b'\r' | b'<' => dotted = false,
             b'?' | b'#' if dotted => return true,
-            _ if after_dot && (b.is_ascii_alphanumeric() || !b.is_ascii()) => dotted = true,
+            b'/' if prev == b'/' => dotted = true,
+            _ if prev == b'.' && (b.is_ascii_alphanumeric() || !b.is_ascii()) => dotted = true,
             _ => {}
         }
-        after_dot = b == b'.';
+        prev = b;
     }
     false
 }

@@ -530,17 +530,21 @@ fn schemeless_links_markdown_it_would_make_are_made_inert() {
         "(collect.attacker.io/p#token=c2VjcmV0LXRva2Vu) now",
         "Beacon: ATTACKER.COM:8443/x?session=c2VjcmV0LXRva2Vu done",
         "\"exfil.co.uk/?q=c2VjcmV0LXRva2Vu\"",
-        // Hostile review: an escape starts a new text token in markdown-it; a trusted
-        // link ends at `)` or `"` and linkify-it links on after it; a host that is a
-        // listed suffix; an emoji or combining mark in the first label; `//host`.
-        "\\.attacker.com/c?token=c2VjcmV0LXRva2Vu",
-        "x\\_attacker.com/c?token=c2VjcmV0LXRva2Vu",
+        // Hostile review: a trusted link ends at `)` or `"` and linkify-it links on after
+        // it; a host that is a listed suffix; an emoji or combining mark in the first
+        // label; `//host`, also with user info that starts with a `:` or holds the `?`.
         "trusted.example/x)attacker.com/c?token=c2VjcmV0LXRva2Vu",
         "https://trusted.example/x\"attacker.com/c?token=c2VjcmV0LXRva2Vu",
         "s3.amazonaws.com/attacker-bucket/x?token=c2VjcmV0LXRva2Vu",
         "\u{1f600}.attacker.com/c?token=c2VjcmV0LXRva2Vu",
         "e\u{301}.attacker.com/c?token=c2VjcmV0LXRva2Vu",
         "see //attacker.dev/c?token=c2VjcmV0LXRva2Vu",
+        "see //:@attacker.dev/c?token=c2VjcmV0LXRva2Vu",
+        "see //1249767200?token=c2VjcmV0LXRva2Vu@x.com/ ok",
+        // An escape or entity ends a text token; a link later in the next one is made.
+        "x\\] attacker.com/c?token=c2VjcmV0LXRva2Vu",
+        "x\\\\]//attacker.com/c?token=c2VjcmV0LXRva2Vu",
+        "x\\_a attacker.com/c?token=c2VjcmV0LXRva2Vu",
     ] {
         let (out, codes, _) = run(text);
         assert!(
@@ -554,6 +558,15 @@ fn schemeless_links_markdown_it_would_make_are_made_inert() {
         "open config.local/x?token=c2VjcmV0LXRva2Vu or attacker.example/c?token=c2VjcmV0LXRva2Vu",
         "see-attacker.invalid/c?token=c2VjcmV0LXRva2Vu; mail bob@attacker.com?subject=c2VjcmV0LXRva2Vu",
         "path /srv/attacker.com/c?token=c2VjcmV0LXRva2Vu and ./file.tar.gz?x=c2VjcmV0LXRva2Vu",
+        // markdown-it (13 and later) drops a link that starts right at the text token
+        // after an escape (`text_special`), whatever was escaped; checked with
+        // markdown-it 14.3.3, which renders each of these as text.
+        "\\.attacker.com/c?token=c2VjcmV0LXRva2Vu",
+        "x\\_attacker.com/c?token=c2VjcmV0LXRva2Vu",
+        "x \\]//attacker.com/c?token=c2VjcmV0LXRva2Vu",
+        "x \\\\//attacker.com/c?token=c2VjcmV0LXRva2Vu",
+        "x \\a//attacker.com/c?token=c2VjcmV0LXRva2Vu",
+        "\\[//attacker.com/c?token=c2VjcmV0LXRva2Vu",
     ] {
         let (out, codes, borrowed) = run(text);
         assert!(
@@ -580,6 +593,12 @@ fn bare_ip_urls_with_data_are_made_inert_once() {
         "[x] see //1249767200#token=c2VjcmV0LXRva2Vu@x.com/ ok",
         "[x] see //1249767200:8080?token=c2VjcmV0LXRva2Vu@x.com/ ok",
         "[x] see //evil\u{3002}example?token=c2VjcmV0LXRva2Vu@x.com/ ok",
+        // Its defanged form `http\\[:\\]//localhost/…` keeps `//localhost`, a host
+        // linkify-it's `//` links take without a dot; it follows an escape, where
+        // markdown-it starts no link, so it is not found again (it grew each pass).
+        "x http://localhost/a?token=c2VjcmV0LXRva2Vu",
+        "see //localhost:8080/a?token=c2VjcmV0LXRva2Vu",
+        "x https://[::1]/a?token=c2VjcmV0LXRva2Vu",
     ] {
         let (once, codes, _) = run(text);
         let (twice, _, unchanged) = run(&once);
