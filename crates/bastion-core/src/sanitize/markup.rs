@@ -826,9 +826,13 @@ pub(crate) fn display_url(url: &Url) -> String {
     url.as_str().replace('`', "%60").replace('|', "%7C")
 }
 
-/// A link target that was removed for carrying data, as inert inline markdown: every
-/// `.` shown as `[.]` and every `:` as `[:]` (the "defanged" form of threat reports),
-/// brackets escaped. Returns `(source, plain)`: the markdown and the text it renders.
+/// A link target that was removed for carrying data, as inert inline markdown: `://`
+/// shown as `[://]`, every other `:` as `[:]` and every `.` as `[.]` (the "defanged"
+/// form of threat reports), brackets escaped. Returns `(source, plain)`: the markdown
+/// and the text it renders. The `//` stays behind a `:`, where linkify-it starts no
+/// `//` link: `http[:]//localhost/…` would still hold one (`localhost` needs no dot),
+/// for markdown-it before 13 and for any reader that does not end a text run at the
+/// bracket.
 ///
 /// Not a code span: cmark-gfm (GitHub's renderer) leaves a code span unformed after an
 /// unmatched longer backtick run earlier in the paragraph (its closing-backtick cache),
@@ -836,7 +840,11 @@ pub(crate) fn display_url(url: &Url) -> String {
 /// domain or `@host.tld` left in the text, no autolinker (GFM extended autolinks,
 /// linkify-it's fuzzy links) finds anything in it, code span or not.
 pub(crate) fn defanged_url(url: &Url) -> (String, String) {
-    let plain = url.as_str().replace('.', "[.]").replace(':', "[:]");
+    let defang = |part: &str| part.replace('.', "[.]").replace(':', "[:]");
+    let plain = match url.as_str().split_once("://") {
+        Some((scheme, rest)) => format!("{}[://]{}", defang(scheme), defang(rest)),
+        None => defang(url.as_str()),
+    };
     (escape_inline(&plain), plain)
 }
 
@@ -886,26 +894,37 @@ pub(crate) const LT: &str = "&lt;";
 
 /// Escapes every ASCII punctuation character of markdown text (fallback when the
 /// sanitizer does not settle, or when a second reading finds something active), `<` as
-/// [`LT`], and defangs what GFM autolinkers start a link at: `://` becomes `[:]//`,
+/// [`LT`], and defangs what GFM autolinkers start a link at: `://` becomes `[://]`,
 /// `xmpp:` becomes `xmpp[:]` and `www.` becomes `www[.]`. Escaping alone does not stop
 /// an autolink (cmark-gfm takes the backslashes into the URL), and the URL rules of the
 /// parsers differ in corners (what ends a `www.` domain), so the fallback leaves no
 /// autolink to find at all. Every `.` is escaped too: markdown-it's linkify reads text
-/// tokens, which end at an escape, so `attacker\.com/c?…` and `//attacker\.com` hold no
-/// schemeless link for it.
+/// tokens, which end at an escape, so `attacker\.com/c?…` holds no schemeless link for
+/// it; and so is the second `/` of any other `//`, which would start its `//` links
+/// (`//localhost/…` needs no dot).
 fn escape_markdown_all(text: &str) -> String {
     let mut out = String::with_capacity(text.len() * 2);
     let bytes = text.as_bytes();
+    let mut skip_to = 0;
     for (i, ch) in text.char_indices() {
+        if i < skip_to {
+            continue;
+        }
         if ch == '<' {
             out.push_str(LT);
             continue;
         }
-        if ch == ':'
-            && (bytes[i + 1..].starts_with(b"//")
-                || (i >= 4 && bytes[i - 4..i].eq_ignore_ascii_case(b"xmpp")))
-        {
+        if ch == ':' && bytes[i + 1..].starts_with(b"//") {
+            out.push_str("\\[://\\]");
+            skip_to = i + 3;
+            continue;
+        }
+        if ch == ':' && i >= 4 && bytes[i - 4..i].eq_ignore_ascii_case(b"xmpp") {
             out.push_str("\\[:\\]");
+            continue;
+        }
+        if ch == '/' && i >= 1 && bytes[i - 1] == b'/' {
+            out.push_str("\\/");
             continue;
         }
         if ch == '.' && i >= 3 && bytes[i - 3..i].eq_ignore_ascii_case(b"www") {
@@ -990,7 +1009,7 @@ mod tests {
             escape_markdown_all,
         );
         assert!(
-            out.contains("http\\[:\\]//attacker\\.example/c?token=c2VjcmV0LXRva2Vu"),
+            out.contains("http\\[://\\]attacker\\.example/c?token=c2VjcmV0LXRva2Vu"),
             "{out}"
         );
         assert_eq!(super::super::second_reading::first_active(&out, &p), None);
@@ -1306,7 +1325,7 @@ mod tests {
         );
         assert_eq!(
             out.text,
-            "Please confirm your workspace (link removed: https\\[:\\]//attacker\\[.\\]example/verify?chat=I%20need%20the%20Q3%20numbers\\&token=ab12) to continue."
+            "Please confirm your workspace (link removed: https\\[://\\]attacker\\[.\\]example/verify?chat=I%20need%20the%20Q3%20numbers\\&token=ab12) to continue."
         );
         assert_eq!(codes(&out), [Code::LinkExfiltration]);
         // c067, c068, c070, c071

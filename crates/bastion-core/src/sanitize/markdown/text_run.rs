@@ -345,14 +345,9 @@ impl TextRun {
     ) {
         let verbatim = self.pieces.iter().all(|p| p.2)
             && self.pieces.windows(2).all(|w| w[0].1.end == w[1].1.start);
-        let source_start = self.pieces.first().map_or(0, |p| p.1.start);
-        // A run that starts with an escaped character (pulldown-cmark leaves the
-        // backslash out of the run): markdown-it starts a new text token right after it,
-        // where its linkify starts no link ([`super::bare_url`]).
-        let lead_escaped = text[..source_start].ends_with('\\');
         // markdown-it's linkify reads text tokens, which end at an escape or entity: its
         // schemeless links are looked for in the source (below) when the run has any.
-        for candidate in bare_url_candidates(&self.decoded, lower, lead_escaped, verbatim) {
+        for candidate in bare_url_candidates(&self.decoded, lower, false, verbatim) {
             if let Some((with, plain)) = bare_url_edit(&candidate, policy, findings) {
                 let range = candidate.range;
                 let source = self.source(range.start, false)..self.source(range.end, true);
@@ -366,6 +361,11 @@ impl TextRun {
                 ));
             }
         }
+        let source_start = self.pieces.first().map_or(0, |p| p.1.start);
+        // A run that starts with an escaped character (pulldown-cmark leaves the
+        // backslash out of the run): markdown-it starts a new text token, and so may
+        // start a link, right after it.
+        let lead_escaped = text[..source_start].ends_with('\\');
         if verbatim && !lead_escaped {
             return;
         }
