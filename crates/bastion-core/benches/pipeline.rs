@@ -2,11 +2,11 @@
 //! envelope classification + structural check + result inspection (sanitizers), for
 //! 1 KiB, 64 KiB and 1 MiB of text, clean and with terminal escapes; markdown
 //! sanitizing of a 64 KiB document, and the share of it that is the second reading as
-//! cmark-gfm reads it.
+//! cmark-gfm reads it; the instruction scan of 64 KiB of result text.
 //!
 //! Run: `cargo bench -p bastion-core --bench pipeline`.
 
-use bastion_core::result::{ResultOptions, inspect_result};
+use bastion_core::result::{ResultOptions, injection_findings, inspect_result};
 use bastion_core::sanitize::{ContentPolicy, sanitize_markup, second_reading};
 use bastion_core::{envelope, json, methods};
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
@@ -154,5 +154,31 @@ fn bench_markdown(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, bench_lists, bench_schema, bench_markdown);
+/// The instruction scan the gateway runs on result texts after forwarding them (audit
+/// only): folding, the anchor prefilter over the whole text, the patterns on the
+/// sentences it keeps. Prose has an anchor every ~20 bytes; a run of one letter has none.
+fn bench_injection_scan(c: &mut Criterion) {
+    let opts = ResultOptions::default();
+    let mut group = c.benchmark_group("injection_scan");
+    for (label, text) in [
+        ("prose_64KiB", prose(64 * 1024)),
+        ("letters_64KiB", "x".repeat(64 * 1024)),
+    ] {
+        let result = serde_json::json!({"content": [{"type": "text", "text": text}]});
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        group.bench_function(label, |b| {
+            b.iter(|| injection_findings("tools/call", &result, &opts).len());
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    bench,
+    bench_lists,
+    bench_schema,
+    bench_markdown,
+    bench_injection_scan
+);
 criterion_main!(benches);

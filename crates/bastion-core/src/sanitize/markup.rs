@@ -310,9 +310,21 @@ impl Flavor {
     }
 }
 
+/// How far the passes of [`settle`] may grow a text: to this many times its size plus
+/// [`GROWTH_SLACK`] bytes. Each pass grows it by a bounded factor (a removed URL is shown
+/// defanged, escapes are added), but passes that re-read what the last one wrote can
+/// compound that (a hostile review saw 1 MB of nested data-carrying URLs become 65 MB
+/// and 10.7 GB of memory within the six passes).
+const MAX_GROWTH: usize = 8;
+
+/// Bytes every text may grow by in [`settle`] whatever its size.
+const GROWTH_SLACK: usize = 16 * 1024;
+
 /// Runs `pass` until it reports no change; `pass` returns `None` when its input is clean.
-/// After [`MAX_PASSES`] changing passes the text is made `inert` (every markup character
-/// escaped) and given one more pass.
+/// After [`MAX_PASSES`] changing passes, or as soon as a pass's output outgrows
+/// [`MAX_GROWTH`], the text is made `inert` (every markup character escaped: the last
+/// pass's output, or the text as given when it outgrew the bound) and given one more
+/// pass.
 fn settle<'a>(
     text: &'a str,
     findings: &mut Findings<'_>,
@@ -324,20 +336,38 @@ fn settle<'a>(
         findings.truncate(before); // nothing was rewritten: nothing to report
         return Cow::Borrowed(text);
     };
-    for _ in 1..MAX_PASSES {
+    let bound = text
+        .len()
+        .saturating_mul(MAX_GROWTH)
+        .saturating_add(GROWTH_SLACK);
+    let mut passes = 1;
+    while passes < MAX_PASSES && current.len() <= bound {
         match pass(&current, findings) {
             None => return Cow::Owned(current),
             Some(next) => current = next,
         }
+        passes += 1;
     }
-    findings.push(
-        Code::HtmlSanitized,
-        format!("markup kept changing after {MAX_PASSES} sanitizing passes; every markup character was escaped"),
-    );
+    let escaped = if current.len() > bound {
+        findings.push(
+            Code::HtmlSanitized,
+            format!(
+                "sanitizing grew the markup past {MAX_GROWTH} times its size ({} bytes to {}); every markup character of the original was escaped",
+                text.len(),
+                current.len()
+            ),
+        );
+        inert(text)
+    } else {
+        findings.push(
+            Code::HtmlSanitized,
+            format!("markup kept changing after {MAX_PASSES} sanitizing passes; every markup character was escaped"),
+        );
+        inert(&current)
+    };
     // Escaped text has no markup left, but what a host finds in plain text still counts:
     // a bare URL (GFM autolinks it) gets the pass's treatment once more, so the result is
     // as inert, and as stable under another pass, as a settled one.
-    let escaped = inert(&current);
     match pass(&escaped, findings) {
         Some(out) => Cow::Owned(out),
         None => Cow::Owned(escaped),

