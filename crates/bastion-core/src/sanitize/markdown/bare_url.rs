@@ -252,14 +252,13 @@ fn fuzzy_url_candidates(text: &str, lead_escaped: bool) -> Vec<Candidate> {
             // linkify-it never links: taking it would find every defanged IP address
             // again, each round. So the authority as written (up to the first `/` or
             // `\`, user info included: linkify-it's user info may hold `?`, `#` and `:`)
-            // must hold a dot or `localhost` too; looked at before the URL is parsed.
+            // must hold a dot or `localhost`; looked at before the URL is parsed. The host
+            // the URL parser reads may then be any: where linkify-it's dot is in user
+            // info (`//intranet?token=…@x.com/`), the browser goes to the single-label
+            // host before the `?`.
             if written_authority_may_be_dotted(&text[start..end])
-                && let Some(candidate) =
-                    Candidate::read(text, start - 2..end, "http:", cut).filter(|c| {
-                        c.url
-                            .host_str()
-                            .is_some_and(|h| h.contains('.') || h == "localhost")
-                    })
+                && let Some(candidate) = Candidate::read(text, start - 2..end, "http:", cut)
+                    .filter(|c| c.url.host_str().is_some())
             {
                 out.push(candidate);
             }

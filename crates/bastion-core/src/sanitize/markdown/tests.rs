@@ -606,6 +606,9 @@ fn bare_ip_urls_with_data_are_made_inert_once() {
         "x http://localhost/a?token=c2VjcmV0LXRva2Vu",
         "see //localhost:8080/a?token=c2VjcmV0LXRva2Vu",
         "x https://[::1]/a?token=c2VjcmV0LXRva2Vu",
+        // linkify-it's dot is in the user info; the browser's host is `intranet`.
+        "see //intranet?token=c2VjcmV0LXRva2Vu@x.com/ ok",
+        "see //intranet#token=c2VjcmV0LXRva2Vu@x.com/ ok",
     ] {
         let (once, codes, _) = run(text);
         let (twice, _, unchanged) = run(&once);
