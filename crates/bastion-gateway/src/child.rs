@@ -12,14 +12,15 @@ use std::time::Duration;
 use tokio::process::{Child, Command};
 
 /// Spawns `argv` with piped stdin, stdout and stderr, in a new process group. The
-/// environment is inherited.
+/// environment is inherited. The stdin and stdout pipes are widened to
+/// [`crate::stdio::PIPE_BYTES`] (best effort, [`crate::stdio::widen_pipe`]).
 ///
 /// # Errors
 /// [`GatewayError::NoCommand`] for an empty argv, [`GatewayError::Spawn`] when the
 /// program cannot be started (not found, not executable).
 pub fn spawn(argv: &[String]) -> Result<Child, GatewayError> {
     let (program, args) = argv.split_first().ok_or(GatewayError::NoCommand)?;
-    Command::new(program)
+    let child = Command::new(program)
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -30,7 +31,14 @@ pub fn spawn(argv: &[String]) -> Result<Child, GatewayError> {
         .map_err(|source| GatewayError::Spawn {
             command: program.clone(),
             source,
-        })
+        })?;
+    if let Some(stdin) = child.stdin.as_ref() {
+        crate::stdio::widen_pipe(stdin);
+    }
+    if let Some(stdout) = child.stdout.as_ref() {
+        crate::stdio::widen_pipe(stdout);
+    }
+    Ok(child)
 }
 
 /// Sends `signal` to the child's whole process group (best effort: the group may be
@@ -116,5 +124,41 @@ pub fn kill_adopted() {
             let _ = nix::sys::signal::kill(pid, Signal::SIGKILL);
             let _ = nix::sys::wait::waitpid(pid, None);
         }
+    }
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::spawn;
+    use crate::stdio::PIPE_BYTES;
+    use nix::fcntl::{FcntlArg, fcntl};
+
+    /// The most an unprivileged process may ask for (`pipe(7)`); root may ask for more.
+    fn allowed() -> i32 {
+        let max: i32 = std::fs::read_to_string("/proc/sys/fs/pipe-max-size")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(PIPE_BYTES);
+        if nix::unistd::Uid::effective().is_root() {
+            PIPE_BYTES
+        } else {
+            PIPE_BYTES.min(max)
+        }
+    }
+
+    #[tokio::test]
+    async fn the_child_pipes_are_widened() {
+        let mut child = spawn(&["cat".to_owned()]).expect("cat starts");
+        let stdin = child.stdin.as_ref().expect("stdin is piped");
+        let stdout = child.stdout.as_ref().expect("stdout is piped");
+        for (name, size) in [
+            ("stdin", fcntl(stdin, FcntlArg::F_GETPIPE_SZ)),
+            ("stdout", fcntl(stdout, FcntlArg::F_GETPIPE_SZ)),
+        ] {
+            let size = size.expect("F_GETPIPE_SZ on a pipe");
+            assert!(size >= allowed(), "{name} pipe holds {size} bytes");
+        }
+        drop(child.stdin.take());
+        child.wait().await.expect("cat exits when its stdin closes");
     }
 }

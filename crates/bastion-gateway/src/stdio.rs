@@ -6,6 +6,10 @@
 //! driven by the reactor directly; a duplicate of the descriptor is switched to
 //! non-blocking mode and registered with tokio. Anything else (a terminal, a regular
 //! file) falls back to tokio's blocking-thread stdio.
+//!
+//! Pipes are widened to [`PIPE_BYTES`] ([`widen_pipe`]): with the kernel's default of
+//! 64 KiB, a 64 KiB result (plus its envelope) does not fit, so the writer blocks halfway
+//! and every such frame costs extra wake-ups of both ends.
 
 use std::os::fd::{AsFd, OwnedFd};
 use std::os::unix::fs::FileTypeExt;
@@ -23,11 +27,32 @@ enum Kind {
     Other,
 }
 
+/// The capacity asked for each pipe Bastion reads or writes frames through, bytes: the
+/// largest an unprivileged process may set by default (`/proc/sys/fs/pipe-max-size`,
+/// `pipe(7)`). Pipe pages are allocated as data arrives, so an idle pipe costs nothing
+/// more.
+pub const PIPE_BYTES: i32 = 1024 * 1024;
+
+/// Asks the kernel for a [`PIPE_BYTES`] buffer on the pipe `fd` (Linux `F_SETPIPE_SZ`,
+/// `fcntl(2)`). Best effort: on another kind of descriptor, past the per-user pipe
+/// quota (`EPERM`) or on another system the pipe keeps its size, which is only slower.
+pub fn widen_pipe(fd: &impl AsFd) {
+    #[cfg(target_os = "linux")]
+    {
+        let _ = nix::fcntl::fcntl(fd.as_fd(), nix::fcntl::FcntlArg::F_SETPIPE_SZ(PIPE_BYTES));
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = fd;
+}
+
 fn classify(fd: std::io::Result<OwnedFd>) -> Kind {
     let Ok(fd) = fd else { return Kind::Other };
     let file = std::fs::File::from(fd);
     match file.metadata().map(|m| m.file_type()) {
-        Ok(t) if t.is_fifo() => Kind::Fifo(file),
+        Ok(t) if t.is_fifo() => {
+            widen_pipe(&file);
+            Kind::Fifo(file)
+        }
         Ok(t) if t.is_socket() => {
             Kind::Socket(std::os::unix::net::UnixStream::from(OwnedFd::from(file)))
         }

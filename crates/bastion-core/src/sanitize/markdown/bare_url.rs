@@ -215,13 +215,16 @@ fn fuzzy_url_candidates(text: &str, lead_escaped: bool) -> Vec<Candidate> {
         // character but `@ / [ ] ( )`, `//:@host`) and IPv4 hosts included. Its host
         // letters take the ASCII symbols (Unicode category S) but `<` and `>` too:
         // `//=.host/…` and `//~.host/…` are links for it.
-        let slashes = !after_escape
-            && text[..start].ends_with("//")
-            && fuzzy_start(&text[..start])
+        // Read only for a character that either kind of candidate can start with.
+        let may_slash = !after_escape && text[..start].ends_with("//");
+        let may_fuzzy = c != '-' && label_char(c);
+        let starts = (may_slash || (may_fuzzy && !after_escape)) && fuzzy_start(&text[..start]);
+        let slashes = may_slash
+            && starts
             && (label_char(c)
                 || matches!(c, '$' | '+' | '=' | '^' | '`' | '|' | '~')
                 || user_info_follows(&text[start..]));
-        let fuzzy = c != '-' && label_char(c) && (after_escape || fuzzy_start(&text[..start]));
+        let fuzzy = may_fuzzy && (after_escape || starts);
         if !(slashes || fuzzy) {
             continue;
         }
