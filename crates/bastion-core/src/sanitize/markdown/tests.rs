@@ -1006,6 +1006,12 @@ fn passes_that_compound_growth_stop_at_a_bound() {
 
 /// Sanitizes `input`, expects `want` with an `html_sanitized` finding, and expects a
 /// second pass to leave it alone; returns the output.
+/// Sanitizes `text` (a look-alike) and expects it back byte-identical, without findings.
+fn stays_unchanged(text: &str) {
+    let (out, codes, unchanged) = run(text);
+    assert!(unchanged && codes.is_empty(), "{text:?}: {out:?} {codes:?}");
+}
+
 fn settles_with_finding(input: &str, want: &str) -> String {
     let (once, codes, _) = run(input);
     assert_eq!(once, want, "{input:?}");
@@ -1083,8 +1089,7 @@ fn indented_quote_markers_after_a_quote_cannot_continue_it() {
         "> # h\n    code > here\n",
         "> # h\n```\n    > x\n```\n",
     ] {
-        let (out, codes, unchanged) = run(text);
-        assert!(unchanged && codes.is_empty(), "{text:?}: {out:?} {codes:?}");
+        stays_unchanged(text);
     }
 }
 
@@ -1160,8 +1165,7 @@ fn tabs_after_container_markers_become_spaces() {
         "a\t<b>b</b>\n",
         "- item\twith a <b>tab</b>\n",
     ] {
-        let (out, codes, unchanged) = run(text);
-        assert!(unchanged && codes.is_empty(), "{text:?}: {out:?} {codes:?}");
+        stays_unchanged(text);
     }
 }
 
