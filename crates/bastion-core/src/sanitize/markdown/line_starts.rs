@@ -253,3 +253,157 @@ pub(super) fn quote_continued_by_code(
         with: format!("{}\n", prefix.trim_end_matches([' ', '\t'])),
     })
 }
+
+/// The characters a markdown-it block (other than a paragraph) can begin with: HTML,
+/// list markers and ordered-list digits, headings, fences, block quotes, rules, tables,
+/// setext underlines and link reference definitions.
+const BLOCK_STARTS: [char; 22] = [
+    '<', '-', '+', '*', '#', '`', '~', '>', '_', '|', '=', '[', '0', '1', '2', '3', '4', '5', '6',
+    '7', '8', '9',
+];
+
+/// markdown-it (14.x and 15.x, `rules_block/reference`) takes a link reference
+/// definition out of the running paragraph and starts reading blocks again on the line
+/// after it; `CommonMark` (§4.7) reads definitions as the start of a paragraph, which that
+/// line continues. Two kinds of line read differently there:
+///
+/// - a line that cannot interrupt a paragraph but starts a block of its own: an HTML
+///   block of type 7 (`[x]: /u`, `</pre>`, then a fence line holding `<svg onload=…>`
+///   is raw HTML for markdown-it and an inert fence for `CommonMark`), an ordered list
+///   not starting at 1, indented code;
+/// - a lazy line inside a list item or block quote, which cannot begin a paragraph
+///   there and so ends the container for markdown-it: `- [x]: /u`, `lazy`, then
+///   `10.      <img onerror=…>` is an ordered list holding indented code for
+///   `CommonMark` and a top-level paragraph with live HTML for markdown-it.
+///
+/// Definitions are found as the lines no event covers (the parser reports only the first
+/// definition of each label, and a duplicate shapes the blocks just the same): a run of
+/// them whose first line is container markers, then `[`. The line right after the run,
+/// when `CommonMark` reads it as paragraph text:
+///
+/// - gets an empty line before it (carrying the run's `>` markers) when its text begins
+///   with a character a markdown-it block can start with ([`BLOCK_STARTS`]), or is
+///   indented four or more columns past the run: both readers then start a block there,
+///   and the next pass sanitizes what it is;
+/// - otherwise, when it is lazy inside a container, gets the container prefix of the
+///   run's first line ([`super::blank_prefix`]: `>` markers as `> `, list markers as
+///   blanks), as do the run's own later lines: prefixed, no line is lazy for any reader,
+///   and `CommonMark` reads the same definitions and paragraph as before.
+pub(super) fn lazy_after_definitions(
+    text: &str,
+    events: &[(Event<'_>, Range<usize>)],
+) -> Vec<Edit> {
+    let lines: Vec<usize> = std::iter::once(0)
+        .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|n| n + 1))
+        .filter(|&n| n < text.len())
+        .collect();
+    let line_of = |at: usize| lines.partition_point(|&l| l <= at) - 1;
+    // Per line: how many non-container events cover it (difference array), and the
+    // first non-container event starting on it (position, paragraph text may start there).
+    let mut cover = vec![0i64; lines.len() + 1];
+    let mut first: Vec<Option<(usize, bool)>> = vec![None; lines.len()];
+    // List items and block quotes, by start, with the furthest end so far: a position
+    // lies inside one of them when a container starting at or before it ends after it.
+    let mut containers: Vec<(usize, usize)> = Vec::new();
+    for (e, r) in events {
+        let text_start = match e {
+            Event::Start(Tag::BlockQuote(_) | Tag::Item | Tag::List(_)) => {
+                containers.push((r.start, r.end));
+                continue;
+            }
+            Event::Start(Tag::FootnoteDefinition(_)) | Event::End(_) => continue,
+            Event::Start(
+                Tag::Paragraph
+                | Tag::Emphasis
+                | Tag::Strong
+                | Tag::Strikethrough
+                | Tag::Link { .. }
+                | Tag::Image { .. },
+            )
+            | Event::Text(_)
+            | Event::Code(_)
+            | Event::InlineHtml(_)
+            | Event::FootnoteReference(_) => true,
+            _ => false,
+        };
+        if r.start >= text.len() {
+            continue;
+        }
+        let (a, b) = (line_of(r.start), line_of(r.end.max(r.start + 1) - 1) + 1);
+        cover[a] += 1;
+        cover[b] -= 1;
+        if first[a].is_none_or(|(s, _)| r.start < s) {
+            first[a] = Some((r.start, text_start));
+        }
+    }
+    containers.sort_unstable();
+    let mut reach = Vec::with_capacity(containers.len());
+    let mut furthest = 0usize;
+    for &(_, end) in &containers {
+        furthest = furthest.max(end);
+        reach.push(furthest);
+    }
+    let inside = |at: usize| {
+        let n = containers.partition_point(|&(s, _)| s <= at);
+        n > 0 && reach[n - 1] > at
+    };
+    let opens_within = |range: Range<usize>| {
+        let n = containers.partition_point(|&(s, _)| s < range.start);
+        containers.get(n).is_some_and(|&(s, _)| s <= range.end)
+    };
+    let mut edits = Vec::new();
+    // The current run of definition lines: the prefix its lines need, and whether it
+    // is inside a container.
+    let mut run: Option<(String, bool)> = None;
+    let mut covered = 0i64;
+    for (k, &start) in lines.iter().enumerate() {
+        covered += cover[k];
+        let end = lines.get(k + 1).map_or(text.len(), |&n| n - 1);
+        let line = &text[start..end];
+        let markers = line.len() - line.trim_start_matches([' ', '\t', '>']).len();
+        let rest = line[markers..].trim();
+        let prefix = start..start + markers;
+        if covered > 0 || rest.is_empty() {
+            if let Some((want, contained)) = run.take()
+                && !rest.is_empty()
+                && first[k].is_some_and(|(_, text_start)| text_start)
+                && !opens_within(prefix.clone())
+            {
+                let have = super::blank_prefix(&text[prefix.clone()]);
+                let reaches = have.starts_with(&want);
+                let indented = reaches && have.len() - want.len() >= 4;
+                if indented || rest.starts_with(BLOCK_STARTS) {
+                    edits.push(Edit {
+                        range: start..start,
+                        with: format!("{}\n", want.trim_end()),
+                    });
+                } else if contained && !reaches {
+                    edits.push(Edit {
+                        range: prefix,
+                        with: want,
+                    });
+                }
+            }
+            continue;
+        }
+        match run.take() {
+            Some((want, contained)) if !opens_within(prefix.clone()) => {
+                if contained && !super::blank_prefix(&text[prefix.clone()]).starts_with(&want) {
+                    edits.push(Edit {
+                        range: prefix,
+                        with: want.clone(),
+                    });
+                }
+                run = Some((want, contained));
+            }
+            _ => {
+                // A run's first line: container markers, then the definition's `[`.
+                run = line
+                    .find('[')
+                    .filter(|&o| container_prefix(&line[..o]))
+                    .map(|o| (super::blank_prefix(&line[..o]), inside(start + o)));
+            }
+        }
+    }
+    edits
+}

@@ -27,6 +27,8 @@
 //! | indented code block right after a block quote, first character `>` | markdown-it continues the quote there ([`line_starts::quote_continued_by_code`]) | the same, after an empty line with the quote's `>` prefix | `html_sanitized` |
 //! | paragraph line whose text begins with `>` (lazy, or indented 4+ columns) | markdown-it continues a quote there ([`line_starts::LineStarts`]) | the `>` escaped | `html_sanitized` |
 //! | tab in a line's container prefix after a marker, or on a line inside a container | markdown-it counts its width from another column ([`line_starts::LineStarts`]) | the spaces `CommonMark` reads it as | `html_sanitized` |
+//! | paragraph line right after a link reference definition, beginning like a markdown-it block (`<`, a list marker, …) or indented 4+ columns | markdown-it reads blocks again after a definition ([`line_starts::lazy_after_definitions`]) | the same, after an empty line with the `>` prefix | `html_sanitized` |
+//! | paragraph line right after a link reference definition, lazy inside a list item or block quote | markdown-it ends the container there ([`line_starts::lazy_after_definitions`]) | the same, with the container's prefix | `html_sanitized` |
 //!
 //! Text is looked at as runs of adjacent text events (one source span, so a URL split by
 //! an entity or escape is seen whole); bare URLs and `<img` tags are found in the decoded
@@ -47,7 +49,7 @@ use super::html;
 use super::markup::{self, ContentPolicy, Findings, HtmlInText, Target};
 use crate::finding::Code;
 use definitions::{Definition, definition_after_task_marker, definition_edit, normalize_label};
-use line_starts::{line_starts, quote_continued_by_code};
+use line_starts::{lazy_after_definitions, line_starts, quote_continued_by_code};
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 use std::collections::HashSet;
 use std::ops::Range;
@@ -303,6 +305,14 @@ fn sanitize_reading(
         if let Some(edit) = definition_edit(text, &definition, policy, findings) {
             edits.push(edit);
         }
+    }
+    let lazy = lazy_after_definitions(text, &events);
+    if !lazy.is_empty() {
+        findings.push(
+            Code::HtmlSanitized,
+            "a line right after a link reference definition, which markdown-it reads as a new block (or, lazy, outside the list item or block quote), got an empty line before it or the container's prefix".to_owned(),
+        );
+        edits.extend(lazy);
     }
     let starts = line_starts(text, &events);
     if !starts.tabs.is_empty() {
