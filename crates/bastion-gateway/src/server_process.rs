@@ -26,7 +26,7 @@ impl Drop for EarlyServer {
 }
 
 impl EarlyServer {
-    /// Starts `cfg.command` now (exact argv, its own process group, as [`crate::wrap`] does),
+    /// Starts `cfg.command` now (exact argv, its own process group, as [`crate::wrap()`] does),
     /// so that the server's own start-up overlaps the creation of a new store: for
     /// `tofu` pinning and a store that does not exist yet
     /// ([`bastion_store::Store::is_absent`]), whose launch check approves the launch (an

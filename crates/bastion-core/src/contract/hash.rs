@@ -131,7 +131,7 @@ pub fn entry_hash<E: ContractEntry>(entry: &E) -> Result<EntryHash, CanonicalErr
 /// Hashes of one UI resource declaration (both over the declaration).
 ///
 /// # Errors
-/// As [`tool_hash`].
+/// As [`entry_hash`].
 pub fn ui_hash(ui: &UiResource) -> Result<EntryHash, CanonicalError> {
     let whole = hash_serialized(ui)?;
     Ok(EntryHash {

