@@ -430,9 +430,14 @@ pub(super) fn definitions_read_alike(
         let markers = line.len() - line.trim_start_matches([' ', '\t', '>']).len();
         let rest = line[markers..].trim_matches([' ', '\t', '\r']);
         let prefix = start..start + markers;
-        // A `>` beyond the run's quote markers is content (a destination), not a marker.
+        // A `>` beyond the run's quote markers is content (a destination), not a marker,
+        // and so is one after four columns of blanks (which markdown-it still reads as a
+        // quote marker).
         let quotes = |p: &str| p.bytes().filter(|&b| b == b'>').count();
+        let textual_quote =
+            first_block_start(line).is_some_and(|i| line.as_bytes().get(i) == Some(&b'>'));
         let blank = rest.is_empty()
+            && !textual_quote
             && run
                 .as_ref()
                 .is_none_or(|r| quotes(&text[prefix.clone()]) <= quotes(&r.prefix));
@@ -464,7 +469,8 @@ pub(super) fn definitions_read_alike(
             let have = super::blank_prefix(&text[prefix.clone()]);
             let reaches = have.starts_with(&r.prefix);
             let unreported = rest.starts_with('[') && !reported_at(start + markers);
-            let starts_block = rest.starts_with(BLOCK_STARTS) && !rest.starts_with('[');
+            let starts_block =
+                textual_quote || (rest.starts_with(BLOCK_STARTS) && !rest.starts_with('['));
             if unreported {
                 out.escaped
                     .push(escape_at(start + line.len() - line[markers..].len()));

@@ -1379,6 +1379,12 @@ fn definitions_markdown_it_reads_differently_settle_inert() {
             "- [x]:\n      >\nlazy\n10.      <img src=x onerror=alert(1)>\n",
             "- \\[x]:\n      \\>\n  lazy\n10.      <img src=x onerror=alert(1)>\n",
         ),
+        // A `>` destination indented four columns inside a quote: text for CommonMark, a
+        // quote marker (and so no destination) for markdown-it.
+        (
+            "> [x]:\n    >\nlazy\n10.      <img src=x onerror=alert(1)>\n",
+            "> \\[x]:\n    \\>\n> lazy\n10.      <img src=x onerror=alert(1)>\n",
+        ),
         // 13 near-nested
         (
             "> > x\n    2.\nlazy\n10.      <img src=x onerror=alert(1)>\n",
