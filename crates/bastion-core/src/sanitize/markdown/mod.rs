@@ -29,6 +29,7 @@
 //! | tab in a line's container prefix after a marker, or on a line inside a container | markdown-it counts its width from another column ([`line_starts::LineStarts`]) | the spaces `CommonMark` reads it as | `html_sanitized` |
 //! | line right after a link reference definition, beginning like a markdown-it block (`<`, a list marker, …) or indented 4+ columns | markdown-it reads blocks again after a definition ([`line_starts::definitions_read_alike`]) | the same, after an empty line with the `>` prefix | `html_sanitized` |
 //! | line right after a link reference definition, lazy inside a list item or block quote | markdown-it ends the container there ([`line_starts::definitions_read_alike`]) | the same, with the container's prefix | `html_sanitized` |
+//! | table body row of Unicode blanks only (`\u{a0}`) | markdown-it trims it away, ends the table and reads a paragraph ([`line_starts::blank_table_rows`]) | the row with a leading `\|` | `html_sanitized` |
 //! | link reference definition: a duplicate label, a blank label, a later line starting like a block or indented 4+; a setext heading whose text starts `[x]:` | markdown-it reads a paragraph (raw HTML from a label or title live) or a definition where `CommonMark` does not ([`line_starts::definitions_read_alike`]) | its `[` escaped: text for every reader | `html_sanitized` |
 //!
 //! Text is looked at as runs of adjacent text events (one source span, so a URL split by
@@ -50,7 +51,7 @@ use super::html;
 use super::markup::{self, ContentPolicy, Findings, HtmlInText, Target};
 use crate::finding::Code;
 use definitions::{Definition, definition_after_task_marker, definition_edit, normalize_label};
-use line_starts::{definitions_read_alike, line_starts, quote_continued_by_code};
+use line_starts::{blank_table_rows, definitions_read_alike, line_starts, quote_continued_by_code};
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 use std::collections::HashSet;
 use std::ops::Range;
@@ -327,6 +328,14 @@ fn sanitize_reading(
             "a link reference definition that markdown-it reads differently (a duplicate label, a blank label, a line inside it starting a block, or a setext heading shaped like one) had its [ escaped".to_owned(),
         );
         edits.extend(alike.escaped);
+    }
+    let rows = blank_table_rows(text, &events);
+    if !rows.is_empty() {
+        findings.push(
+            Code::HtmlSanitized,
+            "a table row of Unicode blanks only, where markdown-it ends the table and starts a paragraph, got a leading |".to_owned(),
+        );
+        edits.extend(rows);
     }
     let starts = line_starts(text, &events);
     if !starts.tabs.is_empty() {

@@ -1398,3 +1398,23 @@ fn definitions_markdown_it_reads_differently_settle_inert() {
         assert!(unchanged && twice == once, "{input:?} changed again");
     }
 }
+
+/// A table row of Unicode blanks ends the table for markdown-it (JavaScript's `trim`),
+/// which then reads a paragraph that the next lines continue (found by the hostile review
+/// of the definition rule; the outputs checked with markdown-it 15 and cmark-gfm).
+#[test]
+fn blank_table_rows_get_a_leading_pipe() {
+    for (input, want) in [
+        (
+            "| a | b |\n|---|---|\n\u{a0}\n10.      <img src=x onerror=alert(1)>\n",
+            "| a | b |\n|---|---|\n|\u{a0}\n10.      <img src=x onerror=alert(1)>\n",
+        ),
+        (
+            "> | a | b |\n> |---|---|\n> \u{a0}\n> 10.      <img src=x onerror=alert(1)>\n",
+            "> | a | b |\n> |---|---|\n> |\u{a0}\n> 10.      <img src=x onerror=alert(1)>\n",
+        ),
+    ] {
+        settles_with_finding(input, want);
+    }
+    stays_unchanged("| a | b |\n|---|---|\n| \u{a0} | x |\n");
+}
