@@ -27,10 +27,10 @@
 //! | indented code block right after a block quote, first character `>` | markdown-it continues the quote there ([`line_starts::quote_continued_by_code`]) | the same, after an empty line with the quote's `>` prefix | `html_sanitized` |
 //! | paragraph line whose text begins with `>` (lazy, or indented 4+ columns) | markdown-it continues a quote there ([`line_starts::LineStarts`]) | the `>` escaped | `html_sanitized` |
 //! | tab in a line's container prefix after a marker, or on a line inside a container | markdown-it counts its width from another column ([`line_starts::LineStarts`]) | the spaces `CommonMark` reads it as | `html_sanitized` |
-//! | line right after a link reference definition, beginning like a markdown-it block (`<`, a list marker, …) or indented 4+ columns | markdown-it reads blocks again after a definition ([`line_starts::definitions_read_alike`]) | the same, after an empty line with the `>` prefix | `html_sanitized` |
-//! | line right after a link reference definition, lazy inside a list item or block quote | markdown-it ends the container there ([`line_starts::definitions_read_alike`]) | the same, with the container's prefix | `html_sanitized` |
+//! | line right after a link reference definition, beginning like a markdown-it block (`<`, a list marker, …) or indented 4+ columns | markdown-it reads blocks again after a definition ([`definition_runs::definitions_read_alike`]) | the same, after an empty line with the `>` prefix | `html_sanitized` |
+//! | line right after a link reference definition, lazy inside a list item or block quote | markdown-it ends the container there ([`definition_runs::definitions_read_alike`]) | the same, with the container's prefix | `html_sanitized` |
 //! | table body row of Unicode blanks only (`\u{a0}`) | markdown-it trims it away, ends the table and reads a paragraph ([`line_starts::blank_table_rows`]) | the row with a leading `\|` | `html_sanitized` |
-//! | link reference definition: a duplicate label, a blank label, a later line starting like a block or indented 4+; a setext heading whose text starts `[x]:` | markdown-it reads a paragraph (raw HTML from a label or title live) or a definition where `CommonMark` does not ([`line_starts::definitions_read_alike`]) | its `[` escaped: text for every reader | `html_sanitized` |
+//! | link reference definition: a duplicate label, a blank label, a later line starting like a block or indented 4+; a setext heading whose text starts `[x]:` | markdown-it reads a paragraph (raw HTML from a label or title live) or a definition where `CommonMark` does not ([`definition_runs::definitions_read_alike`]) | its `[` escaped: text for every reader | `html_sanitized` |
 //!
 //! Text is looked at as runs of adjacent text events (one source span, so a URL split by
 //! an entity or escape is seen whole); bare URLs and `<img` tags are found in the decoded
@@ -50,14 +50,16 @@
 use super::html;
 use super::markup::{self, ContentPolicy, Findings, HtmlInText, Target};
 use crate::finding::Code;
+use definition_runs::definitions_read_alike;
 use definitions::{Definition, definition_after_task_marker, definition_edit, normalize_label};
-use line_starts::{blank_table_rows, definitions_read_alike, line_starts, quote_continued_by_code};
+use line_starts::{blank_table_rows, line_starts, quote_continued_by_code};
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 use std::collections::HashSet;
 use std::ops::Range;
 use text_run::TextRun;
 
 mod bare_url;
+mod definition_runs;
 mod definitions;
 mod line_starts;
 mod text_run;
@@ -315,43 +317,38 @@ fn sanitize_reading(
         }
     }
     let alike = definitions_read_alike(text, &events, &reported);
-    if !alike.after.is_empty() {
-        findings.push(
-            Code::HtmlSanitized,
-            "a line right after a link reference definition, which markdown-it reads as a new block (or, lazy, outside the list item or block quote), got an empty line before it or the container's prefix".to_owned(),
-        );
-        edits.extend(alike.after);
-    }
-    if !alike.escaped.is_empty() {
-        findings.push(
-            Code::HtmlSanitized,
-            "a link reference definition that markdown-it reads differently (a duplicate label, a blank label, a line inside it starting a block, or a setext heading shaped like one) had its [ escaped".to_owned(),
-        );
-        edits.extend(alike.escaped);
-    }
+    flag_edits(
+        &mut edits,
+        findings,
+        alike.after,
+        "a line right after a link reference definition, which markdown-it reads as a new block (or, lazy, outside the list item or block quote), got an empty line before it or the container's prefix",
+    );
+    flag_edits(
+        &mut edits,
+        findings,
+        alike.escaped,
+        "a link reference definition that markdown-it reads differently (a duplicate label, a blank label, a line inside it starting a block, or a setext heading shaped like one) had its [ escaped",
+    );
     let rows = blank_table_rows(text, &events);
-    if !rows.is_empty() {
-        findings.push(
-            Code::HtmlSanitized,
-            "a table row of Unicode blanks only, where markdown-it ends the table and starts a paragraph, got a leading |".to_owned(),
-        );
-        edits.extend(rows);
-    }
+    flag_edits(
+        &mut edits,
+        findings,
+        rows,
+        "a table row of Unicode blanks only, where markdown-it ends the table and starts a paragraph, got a leading |",
+    );
     let starts = line_starts(text, &events);
-    if !starts.tabs.is_empty() {
-        findings.push(
-            Code::HtmlSanitized,
-            "tabs after block quote or list markers, which markdown-it measures unlike CommonMark (so code for one is markdown for the other), became the spaces they stand for".to_owned(),
-        );
-        edits.extend(starts.tabs);
-    }
-    if !starts.quote_markers.is_empty() {
-        findings.push(
-            Code::HtmlSanitized,
-            "a paragraph line began with > (or, lazy in a block quote, with other block markup) where CommonMark reads no block, and markdown-it a block quote or a block; its first marker character was escaped".to_owned(),
-        );
-        edits.extend(starts.quote_markers);
-    }
+    flag_edits(
+        &mut edits,
+        findings,
+        starts.tabs,
+        "tabs after block quote or list markers, which markdown-it measures unlike CommonMark (so code for one is markdown for the other), became the spaces they stand for",
+    );
+    flag_edits(
+        &mut edits,
+        findings,
+        starts.quote_markers,
+        "a paragraph line began with > (or, lazy in a block quote, with other block markup) where CommonMark reads no block, and markdown-it a block quote or a block; its first marker character was escaped",
+    );
     if edits.is_empty() {
         return None;
     }
@@ -905,6 +902,16 @@ fn continuation_prefix(block: &HtmlBlock, text: &str) -> String {
 /// §5.1). Keeping a `>` as it was would let the optional space take one of the new blank
 /// columns, and `>- x` would continue as `>  x`, one column short of the list item's
 /// content: out of the item, and a new line on every pass.
+/// Adds `group` (edits of one markdown-it reading, [`line_starts`] and
+/// [`definition_runs`]) to `edits` with one `html_sanitized` finding saying `why`, when
+/// it holds any.
+fn flag_edits(edits: &mut Vec<Edit>, findings: &mut Findings<'_>, group: Vec<Edit>, why: &str) {
+    if !group.is_empty() {
+        findings.push(Code::HtmlSanitized, why.to_owned());
+        edits.extend(group);
+    }
+}
+
 fn blank_prefix(prefix: &str) -> String {
     let mut out = String::with_capacity(prefix.len() + 4);
     let mut col = 0usize;
