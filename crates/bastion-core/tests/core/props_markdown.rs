@@ -105,7 +105,7 @@ fn active_in_rendering(markdown: &str) -> (String, Vec<String>) {
 fn prefix() -> impl Strategy<Value = String> {
     let part = prop::sample::select(vec![
         "", "", "> ", ">", "- ", "-\t", "* ", "1. ", "1) ", "  ", "   ", "    ", "\t", " \t",
-        "\t ", ">\t", "> - ", ">- ", "- > ", "+ ", "10. ",
+        "\t ", ">\t", "> - ", ">- ", "- > ", "+ ", "10. ", "\u{a0}",
     ]);
     prop::collection::vec(part, 0..4).prop_map(|p| p.concat())
 }
@@ -168,6 +168,13 @@ fn body() -> impl Strategy<Value = String> {
         "ftp://evil.example/x".into(),
         "&amp;".into(),
         "![x](evil.example/p.png)".into(),
+        // Spaces only JavaScript's `\s` and `trim` take for spaces (markdown-it).
+        "<img\u{a0}src=x onerror=alert(1)>".into(),
+        "<x a=1\u{3000}onmouseover=alert(1)>".into(),
+        "<div\u{a0}".into(),
+        "\u{a0}|a|b|".into(),
+        "|a|\u{feff}".into(),
+        "\u{a0}".into(),
     ];
     prop::sample::select(pieces)
 }

@@ -268,34 +268,3 @@ pub(super) fn quote_continued_by_code(
         with: format!("{}\n", prefix.trim_end_matches([' ', '\t'])),
     })
 }
-
-/// GFM table body rows made of Unicode blanks only (`\u{a0}`): markdown-it trims rows with
-/// JavaScript's `trim`, which removes them, and so ends the table there and reads the
-/// row as the start of a paragraph that the following lines continue (`10.      <img
-/// onerror=…>` after it is paragraph text with live HTML for markdown-it and indented
-/// code in an ordered list for `CommonMark`). Such a row gets a leading `|` (the same
-/// row for GFM, whose leading pipe is optional): a row for both.
-pub(super) fn blank_table_rows(text: &str, events: &[(Event<'_>, Range<usize>)]) -> Vec<Edit> {
-    let mut out = Vec::new();
-    let mut in_head = false;
-    for (e, r) in events {
-        match e {
-            Event::Start(Tag::TableHead) => in_head = true,
-            Event::End(TagEnd::TableHead) => in_head = false,
-            Event::Start(Tag::TableRow) if !in_head => {
-                // The row's range may begin with the container prefix (`> `).
-                let line = text[r.clone()].split('\n').next().unwrap_or_default();
-                let cells = line.trim_start_matches([' ', '\t', '>']);
-                if !cells.trim_matches([' ', '\t', '\r']).is_empty() && cells.trim().is_empty() {
-                    let at = r.start + line.len() - cells.len();
-                    out.push(Edit {
-                        range: at..at,
-                        with: "|".to_owned(),
-                    });
-                }
-            }
-            _ => {}
-        }
-    }
-    out
-}

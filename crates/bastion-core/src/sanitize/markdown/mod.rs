@@ -29,7 +29,10 @@
 //! | tab in a line's container prefix after a marker, or on a line inside a container | markdown-it counts its width from another column ([`line_starts::LineStarts`]) | the spaces `CommonMark` reads it as | `html_sanitized` |
 //! | line right after a link reference definition, beginning like a markdown-it block (`<`, a list marker, …) or indented 4+ columns | markdown-it reads blocks again after a definition ([`definition_runs::definitions_read_alike`]) | the same, after an empty line with the `>` prefix | `html_sanitized` |
 //! | line right after a link reference definition, lazy inside a list item or block quote | markdown-it ends the container there ([`definition_runs::definitions_read_alike`]) | the same, with the container's prefix | `html_sanitized` |
-//! | table body row of Unicode blanks only (`\u{a0}`) | markdown-it trims it away, ends the table and reads a paragraph ([`line_starts::blank_table_rows`]) | the row with a leading `\|` | `html_sanitized` |
+//! | table body row of Unicode blanks only (`\u{a0}`) | markdown-it trims it away, ends the table and reads a paragraph ([`unicode_spaces::blank_table_rows`]) | the row with a leading `\|` | `html_sanitized` |
+//! | line with a `\|` before a delimiter-shaped line, beginning or ending with Unicode spaces | markdown-it's `trim` drops them and an edge cell: a table for one reader only, whose cells split code spans ([`unicode_spaces::trimmed_table_headers`]) | those spaces as character references (`&#xA0;`) | `html_sanitized` |
+//! | line beginning with `<` and ending in Unicode spaces (`<a href=x>\u{a0}`) | a complete tag there opens a type 7 HTML block for markdown-it only ([`unicode_spaces::tag_line_ends`]) | those spaces as character references | `html_sanitized` |
+//! | `<` in text opening a tag whose spaces are Unicode spaces (`<img\u{a0}src=x onerror=…>`), or a tag name and such a space | markdown-it's tag pattern takes JavaScript's `\s` ([`markdown_it_tag`]) | `&lt;` | `html_sanitized` |
 //! | link reference definition: a duplicate label, a blank label, a later line starting like a block or indented 4+; a setext heading whose text starts `[x]:` | markdown-it reads a paragraph (raw HTML from a label or title live) or a definition where `CommonMark` does not ([`definition_runs::definitions_read_alike`]) | its `[` escaped: text for every reader | `html_sanitized` |
 //!
 //! Text is looked at as runs of adjacent text events (one source span, so a URL split by
@@ -52,17 +55,20 @@ use super::markup::{self, ContentPolicy, Findings, HtmlInText, Target};
 use crate::finding::Code;
 use definition_runs::definitions_read_alike;
 use definitions::{Definition, definition_after_task_marker, definition_edit, normalize_label};
-use line_starts::{blank_table_rows, line_starts, quote_continued_by_code};
+use line_starts::{line_starts, quote_continued_by_code};
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 use std::collections::HashSet;
 use std::ops::Range;
 use text_run::TextRun;
+use unicode_spaces::{blank_table_rows, tag_line_ends, trimmed_table_headers};
 
 mod bare_url;
 mod definition_runs;
 mod definitions;
 mod line_starts;
+mod markdown_it_tag;
 mod text_run;
+mod unicode_spaces;
 
 /// The parser extensions: what common hosts render, minus constructs whose content a
 /// host without the extension would render as markdown or HTML (math, metadata).
@@ -146,6 +152,7 @@ fn sanitize_reading(
     let mut parser = Parser::new_ext(text, options).into_offset_iter();
     let events: Vec<(Event<'_>, Range<usize>)> = parser.by_ref().collect();
     let mut code_blocks = 0usize;
+    let js_spaces = markdown_it_tag::has_js_only_space(text);
     // Where the last block quote ended (the start of the line after it).
     let mut quote_end = None;
     let mut i = 0;
@@ -225,7 +232,7 @@ fn sanitize_reading(
                 {
                     j += 1;
                 }
-                let run = TextRun::new(text, &events[i..j]);
+                let run = TextRun::new(text, &events[i..j], js_spaces);
                 let (run_edits, plain) = run.sanitize(text, policy, findings, stack.is_empty());
                 deliver(&mut stack, &mut edits, run_edits, &plain);
                 i = j;
@@ -335,6 +342,18 @@ fn sanitize_reading(
         findings,
         rows,
         "a table row of Unicode blanks only, where markdown-it ends the table and starts a paragraph, got a leading |",
+    );
+    flag_edits(
+        &mut edits,
+        findings,
+        trimmed_table_headers(text, &events),
+        "a table header line beginning or ending with Unicode spaces, which markdown-it trims (counting its cells unlike GFM), had them written as character references",
+    );
+    flag_edits(
+        &mut edits,
+        findings,
+        tag_line_ends(text, &events),
+        "a line beginning with a tag and ending in Unicode spaces, where markdown-it starts an HTML block and CommonMark a paragraph, had them written as character references",
     );
     let starts = line_starts(text, &events);
     flag_edits(

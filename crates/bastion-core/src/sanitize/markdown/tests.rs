@@ -1418,3 +1418,104 @@ fn blank_table_rows_get_a_leading_pipe() {
     }
     stays_unchanged("| a | b |\n|---|---|\n| \u{a0} | x |\n");
 }
+
+/// markdown-it's tag pattern separates names and attributes with JavaScript's `\s`, which
+/// also matches U+00A0, U+3000, U+FEFF and the like: such a tag is live HTML for it and
+/// text for `CommonMark`, and a tag name and such a space open an HTML block for it whose
+/// lines (code spans included) are raw. Outputs checked with markdown-it 15 and cmark-gfm.
+#[test]
+fn tags_spaced_with_unicode_spaces_are_written_as_text() {
+    for (input, want) in [
+        (
+            "see <img\u{a0}src=x onerror=alert(1)> here\n",
+            "see &lt;img\u{a0}src=x onerror=alert(1)> here\n",
+        ),
+        (
+            "<x\u{3000}autofocus tabindex=1 onfocus=alert(1)>\n",
+            "&lt;x\u{3000}autofocus tabindex=1 onfocus=alert(1)>\n",
+        ),
+        // The first space is ASCII; a later one is not (the value `1` then U+00A0).
+        (
+            "a <x a=1\u{a0}onmouseover=alert(1)> b\n",
+            "a &lt;x a=1\u{a0}onmouseover=alert(1)> b\n",
+        ),
+        // An HTML block start for markdown-it: the code span after it would be raw.
+        (
+            "<div\u{a0}\n`<img src=x onerror=alert(1)>`\n",
+            // (The line also begins with `<` and ends in a Unicode space.)
+            "&lt;div&#xA0;\n`<img src=x onerror=alert(1)>`\n",
+        ),
+        (
+            "> </pre\u{2003}\n> `<svg onload=alert(1)>`\n",
+            "> &lt;/pre&#x2003;\n> `<svg onload=alert(1)>`\n",
+        ),
+        // Inside a table cell, a heading, a link's text.
+        (
+            "| a |\n|---|\n| <b\u{feff}onclick=alert(1)> |\n",
+            "| a |\n|---|\n| &lt;b\u{feff}onclick=alert(1)> |\n",
+        ),
+        (
+            "# <i\u{a0}onmouseover=alert(1)>x\n",
+            "# &lt;i\u{a0}onmouseover=alert(1)>x\n",
+        ),
+    ] {
+        settles_with_finding(input, want);
+    }
+    // Unicode spaces elsewhere, `<` that opens no tag for anyone, and code spans.
+    for text in [
+        "a\u{a0}b <c d, e\n",
+        "1\u{a0}< 2 and x <3\n",
+        "`<img\u{a0}src=x onerror=alert(1)>`\n",
+        "\u{a0}plain text with a < b\n",
+    ] {
+        stays_unchanged(text);
+    }
+}
+
+/// A would-be header line whose edges are Unicode spaces: markdown-it's `trim` drops them
+/// and an edge cell, so it counts one cell fewer than GFM and sees a table GFM does not;
+/// its cells then split a code span that `CommonMark` reads across the `|`. Outputs
+/// checked with markdown-it 15 and cmark-gfm.
+#[test]
+fn table_headers_with_unicode_space_edges_count_alike() {
+    for (input, want) in [
+        (
+            "\u{a0}|a|b|\n|---|---|\n|`x|<img src=x onerror=alert(1)>|y`|\n",
+            "&#xA0;|a|b|\n|---|---|\n|`x|<img src=x onerror=alert(1)>|y`|\n",
+        ),
+        (
+            "|a|\u{3000}\n|-|\n|`x|<img src=x onerror=alert(1)>|y`|\n",
+            "|a|&#x3000;\n|-|\n|`x|<img src=x onerror=alert(1)>|y`|\n",
+        ),
+        (
+            "> - \u{a0}|a|\n>   |-|\n>   |`x|<img src=x onerror=alert(1)>|y`|\n",
+            "> - &#xA0;|a|\n>   |-|\n>   |`x|<img src=x onerror=alert(1)>|y`|\n",
+        ),
+    ] {
+        settles_with_finding(input, want);
+    }
+    stays_unchanged("| a\u{a0}b | c |\n|---|---|\n| d | e |\n");
+}
+
+/// A line that is one tag and then Unicode spaces opens a type 7 HTML block for
+/// markdown-it (JavaScript's `\s*$`), a paragraph for `CommonMark`: the lines after it
+/// are raw for markdown-it, code spans included (found by the markdown-it property with
+/// Unicode spaces in its generator). Outputs checked with markdown-it 15 and cmark-gfm.
+#[test]
+fn tag_lines_ending_in_unicode_spaces_open_no_html_block() {
+    for (input, want) in [
+        (
+            "<a href=x> \u{a0}\n   `<img src=x onerror=alert(1)>`\n",
+            "<a href=x> &#xA0;\n   `<img src=x onerror=alert(1)>`\n",
+        ),
+        (
+            "> </b>\u{3000}\n> `<svg onload=alert(1)>`\n",
+            "> </b>&#x3000;\n> `<svg onload=alert(1)>`\n",
+        ),
+    ] {
+        settles_with_finding(input, want);
+    }
+    // A tag inside the line, and Unicode spaces that do not end a tag line.
+    stays_unchanged("text <b>bold</b>\u{a0}\n");
+    stays_unchanged("<b>bold</b> and more\u{a0}x\n");
+}

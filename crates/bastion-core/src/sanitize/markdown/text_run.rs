@@ -7,7 +7,7 @@ use super::super::markup::{self, ContentPolicy, Findings, Target};
 use super::bare_url::{
     Trigger, autolink_trigger, bare_url_candidates, bare_url_edit, trim_autolink,
 };
-use super::{Edit, MAX_TEXT_TAG};
+use super::{Edit, MAX_TEXT_TAG, markdown_it_tag};
 use crate::finding::Code;
 use pulldown_cmark::Event;
 use std::ops::Range;
@@ -17,10 +17,14 @@ pub(super) struct TextRun {
     decoded: String,
     /// `(offset in decoded, source range, source equals decoded text)`.
     pieces: Vec<(usize, Range<usize>, bool)>,
+    /// The whole text holds a character only JavaScript's `\s` takes for a space
+    /// ([`markdown_it_tag::has_js_only_space`]).
+    js_spaces: bool,
 }
 
 impl TextRun {
-    pub(super) fn new(text: &str, events: &[(Event<'_>, Range<usize>)]) -> Self {
+    /// `js_spaces`: [`markdown_it_tag::has_js_only_space`] of the whole `text`.
+    pub(super) fn new(text: &str, events: &[(Event<'_>, Range<usize>)], js_spaces: bool) -> Self {
         let mut decoded = String::new();
         let mut pieces = Vec::with_capacity(events.len());
         for (event, range) in events {
@@ -29,7 +33,11 @@ impl TextRun {
                 decoded.push_str(t);
             }
         }
-        Self { decoded, pieces }
+        Self {
+            decoded,
+            pieces,
+            js_spaces,
+        }
     }
 
     /// The piece holding decoded offset `d`.
@@ -284,7 +292,10 @@ impl TextRun {
     ///   tag is live;
     /// - a literal `<` opening `source` or `search` (as a tag name): `CommonMark` 0.29
     ///   (cmark-gfm) starts an HTML block at a line's `<source`, 0.31 (`pulldown-cmark`)
-    ///   at `<search`, and an HTML block's lines are raw HTML, unchecked as markdown.
+    ///   at `<search`, and an HTML block's lines are raw HTML, unchecked as markdown;
+    /// - a literal `<` that markdown-it reads as a tag or an HTML block start because
+    ///   JavaScript's `\s` takes U+00A0, U+3000 and the like for spaces
+    ///   ([`markdown_it_tag`]): `<img\u{a0}src=x onerror=…>` is live for it.
     fn ambiguous_lt(
         &self,
         text: &str,
@@ -309,11 +320,18 @@ impl TextRun {
                 found.push((d..d + 1, edit, "<".to_owned()));
             }
         }
+        // markdown-it's tags differ from `CommonMark`'s only where JavaScript's `\s` matches
+        // and `CommonMark`'s whitespace does not; a text without such a character is read
+        // alike. A tag may run on past this run's end: it is matched on the source.
+        let js_spaces = self.js_spaces;
+        let mut cache = None;
         for (d, _) in lower.match_indices('<') {
-            if let (true, Some(at)) = (
-                super::version_dependent_block_tag(&lower[d..]),
-                self.exact_source(d),
-            ) {
+            let Some(at) = self.exact_source(d) else {
+                continue;
+            };
+            if super::version_dependent_block_tag(&lower[d..])
+                || (js_spaces && markdown_it_tag::reads_as_html(&text[at..], &mut cache))
+            {
                 let edit = Edit {
                     range: at..at + 1,
                     with: markup::LT.to_owned(),
@@ -324,7 +342,7 @@ impl TextRun {
         if found.len() > before {
             findings.push(
                 Code::HtmlSanitized,
-                "a `<` that another markdown reading takes as markup (after an escape next to a bare URL, or opening source/search) is now written &lt;".to_owned(),
+                "a `<` that another markdown reading takes as markup (after an escape next to a bare URL, opening source/search, or a tag whose spaces only markdown-it counts) is now written &lt;".to_owned(),
             );
         }
     }
