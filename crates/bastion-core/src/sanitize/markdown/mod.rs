@@ -30,8 +30,9 @@
 //! | line right after a link reference definition, beginning like a markdown-it block (`<`, a list marker, …) or indented 4+ columns | markdown-it reads blocks again after a definition ([`definition_runs::definitions_read_alike`]) | the same, after an empty line with the `>` prefix | `html_sanitized` |
 //! | line right after a link reference definition, lazy inside a list item or block quote | markdown-it ends the container there ([`definition_runs::definitions_read_alike`]) | the same, with the container's prefix | `html_sanitized` |
 //! | table body row of Unicode blanks only (`\u{a0}`) | markdown-it trims it away, ends the table and reads a paragraph ([`unicode_spaces::blank_table_rows`]) | the row with a leading `\|` | `html_sanitized` |
-//! | line with a `\|` before a delimiter-shaped line, beginning or ending with Unicode spaces | markdown-it's `trim` drops them and an edge cell: a table for one reader only, whose cells split code spans ([`unicode_spaces::trimmed_table_headers`]) | those spaces as character references (`&#xA0;`) | `html_sanitized` |
-//! | line beginning with `<` and ending in Unicode spaces (`<a href=x>\u{a0}`) | a complete tag there opens a type 7 HTML block for markdown-it only ([`unicode_spaces::tag_line_ends`]) | those spaces as character references | `html_sanitized` |
+//! | line with a `\|` beginning or ending with Unicode spaces | markdown-it's `trim` drops them and an edge cell: a table for one reader only, whose cells split code spans, or shifted cells ([`unicode_spaces::trimmed_table_rows`]) | those spaces as character references (`&#xA0;`) | `html_sanitized` |
+//! | line beginning with `<`, with a Unicode space after the tag name (`<div\u{a0}`) or ending in them (`<a href=x>\u{a0}`), even inside a code span | markdown-it opens an HTML block there (types 1, 6, 7) ([`unicode_spaces::tag_lines`]) | those spaces as character references | `html_sanitized` |
+//! | list item or ATX heading line with a `\|`, before a delimiter-shaped line | markdown-it tries tables first: a table for it only ([`table_first::marker_table_headers`]) | the marker escaped (`\-`, `\#`, `1\.`) | `html_sanitized` |
 //! | `<` in text opening a tag whose spaces are Unicode spaces (`<img\u{a0}src=x onerror=…>`), or a tag name and such a space | markdown-it's tag pattern takes JavaScript's `\s` ([`markdown_it_tag`]) | `&lt;` | `html_sanitized` |
 //! | link reference definition: a duplicate label, a blank label, a later line starting like a block or indented 4+; a setext heading whose text starts `[x]:` | markdown-it reads a paragraph (raw HTML from a label or title live) or a definition where `CommonMark` does not ([`definition_runs::definitions_read_alike`]) | its `[` escaped: text for every reader | `html_sanitized` |
 //!
@@ -59,14 +60,16 @@ use line_starts::{line_starts, quote_continued_by_code};
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 use std::collections::HashSet;
 use std::ops::Range;
+use table_first::marker_table_headers;
 use text_run::TextRun;
-use unicode_spaces::{blank_table_rows, tag_line_ends, trimmed_table_headers};
+use unicode_spaces::{blank_table_rows, tag_lines, trimmed_table_rows};
 
 mod bare_url;
 mod definition_runs;
 mod definitions;
 mod line_starts;
 mod markdown_it_tag;
+mod table_first;
 mod text_run;
 mod unicode_spaces;
 
@@ -310,7 +313,9 @@ fn sanitize_reading(
     for (label, def) in parser.reference_definitions().iter() {
         // A label of Unicode blanks is no label for markdown-it: the definition is left
         // out, and so escaped below like an unreported one.
-        if !label.chars().all(char::is_whitespace) {
+        // A label markdown-it may match with another one than `CommonMark` does
+        // ([`text_run::label_read_apart`]) is escaped too.
+        if !label.chars().all(char::is_whitespace) && !text_run::label_read_apart(label) {
             reported.push(def.span.clone());
         }
         let used = used_labels.contains(&normalize_label(label));
@@ -346,14 +351,20 @@ fn sanitize_reading(
     flag_edits(
         &mut edits,
         findings,
-        trimmed_table_headers(text, &events),
-        "a table header line beginning or ending with Unicode spaces, which markdown-it trims (counting its cells unlike GFM), had them written as character references",
+        trimmed_table_rows(text, &events),
+        "a table line beginning or ending with Unicode spaces, which markdown-it trims (counting its cells unlike GFM), had them written as character references",
     );
     flag_edits(
         &mut edits,
         findings,
-        tag_line_ends(text, &events),
-        "a line beginning with a tag and ending in Unicode spaces, where markdown-it starts an HTML block and CommonMark a paragraph, had them written as character references",
+        tag_lines(text, &events),
+        "a line beginning with a tag, with Unicode spaces after its name or at its end, where markdown-it starts an HTML block and CommonMark reads text, had them written as character references",
+    );
+    flag_edits(
+        &mut edits,
+        findings,
+        marker_table_headers(text, &events),
+        "a list item or heading line shaped like a table header, which markdown-it reads as a table (it tries tables first) and CommonMark does not, had its marker escaped",
     );
     let starts = line_starts(text, &events);
     flag_edits(

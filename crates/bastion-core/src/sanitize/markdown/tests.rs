@@ -1362,7 +1362,7 @@ fn definitions_markdown_it_reads_differently_settle_inert() {
         // 9 nbsp-label
         (
             "[\u{a0}]: /u \"<img src=x onerror=alert(1)>\"\n\n[\u{a0}]\n",
-            "\\[\u{a0}]: /u \"\\[image\\]\"\n\n[\u{a0}]\n",
+            "\\[\u{a0}]: /u \"\\[image\\]\"\n\n\\[\u{a0}]\n",
         ),
         // 10 setext-dest
         (
@@ -1407,11 +1407,11 @@ fn blank_table_rows_get_a_leading_pipe() {
     for (input, want) in [
         (
             "| a | b |\n|---|---|\n\u{a0}\n10.      <img src=x onerror=alert(1)>\n",
-            "| a | b |\n|---|---|\n|\u{a0}\n10.      <img src=x onerror=alert(1)>\n",
+            "| a | b |\n|---|---|\n|&#xA0;\n10.      <img src=x onerror=alert(1)>\n",
         ),
         (
             "> | a | b |\n> |---|---|\n> \u{a0}\n> 10.      <img src=x onerror=alert(1)>\n",
-            "> | a | b |\n> |---|---|\n> |\u{a0}\n> 10.      <img src=x onerror=alert(1)>\n",
+            "> | a | b |\n> |---|---|\n> |&#xA0;\n> 10.      <img src=x onerror=alert(1)>\n",
         ),
     ] {
         settles_with_finding(input, want);
@@ -1432,7 +1432,7 @@ fn tags_spaced_with_unicode_spaces_are_written_as_text() {
         ),
         (
             "<x\u{3000}autofocus tabindex=1 onfocus=alert(1)>\n",
-            "&lt;x\u{3000}autofocus tabindex=1 onfocus=alert(1)>\n",
+            "&lt;x&#x3000;autofocus tabindex=1 onfocus=alert(1)>\n",
         ),
         // The first space is ASCII; a later one is not (the value `1` then U+00A0).
         (
@@ -1489,7 +1489,7 @@ fn table_headers_with_unicode_space_edges_count_alike() {
         ),
         (
             "> - \u{a0}|a|\n>   |-|\n>   |`x|<img src=x onerror=alert(1)>|y`|\n",
-            "> - &#xA0;|a|\n>   |-|\n>   |`x|<img src=x onerror=alert(1)>|y`|\n",
+            "> \\- &#xA0;|a|\n>   |-|\n>   |`x|<img src=x onerror=alert(1)>|y`|\n",
         ),
     ] {
         settles_with_finding(input, want);
@@ -1518,4 +1518,46 @@ fn tag_lines_ending_in_unicode_spaces_open_no_html_block() {
     // A tag inside the line, and Unicode spaces that do not end a tag line.
     stays_unchanged("text <b>bold</b>\u{a0}\n");
     stays_unchanged("<b>bold</b> and more\u{a0}x\n");
+}
+
+/// The hostile review of the Unicode-space rules: markdown-it starts an HTML block at a
+/// line's `<div` and a Unicode space even inside a code span or a link title running over
+/// lines; it tries tables before lists and headings; it trims body rows too; and its
+/// label normalization meets labels `CommonMark` keeps apart. Outputs checked with
+/// markdown-it 14 and 15 and cmark-gfm.
+#[test]
+fn markdown_it_readings_found_by_the_unicode_space_review() {
+    for (input, want) in [
+        (
+            "`a\n<div\u{a0}x\n<img src=x onerror=alert(1)>`\n",
+            "`a\n<div&#xA0;x\n<img src=x onerror=alert(1)>`\n",
+        ),
+        (
+            "[x](/u \"a\n<pre\u{2028}\n<img src=x onerror=alert(1)>\")\n",
+            "[x](/u \"a\n<pre&#x2028;\n<img src=x onerror=alert(1)>\")\n",
+        ),
+        ("- `x|<b>|y`\n-|-|-\n", "\\- `x|<b>|y`\n-|-|-\n"),
+        ("> ## `x|<b>|y`\n> -|-|-\n", "> \\## `x|<b>|y`\n> -|-|-\n"),
+        ("10) `a|<b>|c`\n-|-|-\n", "10\\) `a|<b>|c`\n-|-|-\n"),
+        ("a|b\n-|-\n\u{a0}|x|<b>\n", "a|b\n-|-\n&#xA0;|x|<b>\n"),
+        (
+            "[a]: https://evil.example/p.png\n\n![x][\u{a0}a]\n",
+            "[a]: https://evil.example/p.png\n\n![x]\\[\u{a0}a]\n",
+        ),
+        (
+            "[x\u{131}]: https://evil.example/p.png\n\n![xi]\n",
+            "\\[x\u{131}]: https://evil.example/p.png\n\n![xi]\n",
+        ),
+    ] {
+        settles_with_finding(input, want);
+    }
+    // A table cell with a Unicode space inside, a heading without a delimiter row after
+    // it, and labels of ASCII spaces.
+    for text in [
+        "| a\u{a0}b | c |\n|---|---|\n",
+        "# a|b\nplain\n",
+        "[a b]: /u\n\n[a  b]\n",
+    ] {
+        stays_unchanged(text);
+    }
 }

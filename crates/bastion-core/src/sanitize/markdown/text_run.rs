@@ -134,6 +134,9 @@ impl TextRun {
         }
         self.ambiguous_lt(text, &lower, findings, &mut found);
         self.definition_like(text, policy, findings, &mut found);
+        if self.js_spaces || decoded.contains('\u{131}') {
+            self.markdown_it_labels(text, findings, &mut found);
+        }
         if bare_urls {
             self.bare_urls(text, &lower, policy, findings, &mut found);
             self.crossing_autolinks(text, findings, &mut found);
@@ -216,6 +219,46 @@ impl TextRun {
         }
     }
 
+    /// A `[` in text opening a bracketed label that markdown-it's `normalizeReference`
+    /// reads unlike `CommonMark`: it trims and collapses with JavaScript's `trim` and `\s`,
+    /// which take Unicode spaces (U+00A0, U+3000, …) for spaces, and compares the
+    /// upper case of the lower case, where `ı` (U+0131) meets `i`. So `![x][\u{a0}a]` uses
+    /// a definition `[a]: …` for markdown-it only (an external image `CommonMark` never
+    /// loads). Such a `[` is escaped: text for every reader. Definitions with such labels
+    /// are escaped where they are found (see `super::sanitize_reading`).
+    fn markdown_it_labels(
+        &self,
+        text: &str,
+        findings: &mut Findings<'_>,
+        found: &mut Vec<(Range<usize>, Edit, String)>,
+    ) {
+        let before = found.len();
+        for (d, _) in self.decoded.match_indices('[') {
+            let Some(at) = self.exact_source(d) else {
+                continue;
+            };
+            // The label runs to the next bracket (a label holds no unescaped one) and
+            // has at most 999 characters: each scan stops where the next may start.
+            let mut end = text.len().min(at + 1 + 4 * 1000);
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            let window = &text[at + 1..end];
+            let Some(close) = window.find(['[', ']']) else {
+                continue;
+            };
+            if window.as_bytes()[close] == b']' && label_read_apart(&window[..close]) {
+                found.extend(escaped_bracket(text, at, d));
+            }
+        }
+        if found.len() > before {
+            findings.push(
+                Code::HtmlSanitized,
+                "a [ opening a label that markdown-it matches unlike CommonMark (Unicode spaces, dotless i) was escaped".to_owned(),
+            );
+        }
+    }
+
     /// Text that reads like a link reference definition to a destination no link may have
     /// (`[x]: javascript:…`, or data to an untrusted host) gets its `[` escaped. This
     /// parser took it for text, but the parsers disagree on what a definition is (which
@@ -267,15 +310,7 @@ impl TextRun {
             let Some(at) = self.exact_source(open).filter(|_| harmful) else {
                 continue;
             };
-            // Already escaped (the backslash is left out of the decoded text).
-            let backslashes = text[..at].bytes().rev().take_while(|&b| b == b'\\').count();
-            if backslashes % 2 == 0 {
-                let edit = Edit {
-                    range: at..at + 1,
-                    with: "\\[".to_owned(),
-                };
-                found.push((open..open + 1, edit, "[".to_owned()));
-            }
+            found.extend(escaped_bracket(text, at, open));
         }
         if found.len() > before {
             findings.push(
@@ -405,4 +440,29 @@ impl TextRun {
             }
         }
     }
+}
+
+/// Whether markdown-it's label normalization (`normalizeReference`: JavaScript `trim`,
+/// `\s+` collapsed, `toLowerCase().toUpperCase()`) may match `label` with another label
+/// that `CommonMark`'s (spaces, tabs and line endings; Unicode case fold) does not: it
+/// holds a character only JavaScript takes for a space, or a dotless `ı`, whose upper
+/// case is `I`.
+pub(super) fn label_read_apart(label: &str) -> bool {
+    label
+        .chars()
+        .any(|c| markdown_it_tag::js_only_space(c) || c == '\u{131}')
+}
+
+/// The edit escaping the literal `[` at source offset `at` (decoded offset `d`), unless a
+/// backslash already escapes it (the parser leaves the backslash out of the decoded text
+/// and reports the `[` as source text).
+fn escaped_bracket(text: &str, at: usize, d: usize) -> Option<(Range<usize>, Edit, String)> {
+    let backslashes = text[..at].bytes().rev().take_while(|&b| b == b'\\').count();
+    (backslashes % 2 == 0).then(|| {
+        let edit = Edit {
+            range: at..at + 1,
+            with: "\\[".to_owned(),
+        };
+        (d..d + 1, edit, "[".to_owned())
+    })
 }

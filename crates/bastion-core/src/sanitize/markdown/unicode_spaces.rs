@@ -43,21 +43,22 @@ pub(super) fn blank_table_rows(text: &str, events: &[(Event<'_>, Range<usize>)])
     out
 }
 
-/// A would-be table header whose JavaScript `trim` differs from GFM's: a line with a `|`,
-/// followed by a line shaped like a delimiter row, that begins or ends with a Unicode
-/// space. markdown-it trims it away, and with it a leading or trailing empty cell, so its
-/// header has one cell fewer than GFM's: the two disagree on whether a table starts,
-/// and where markdown-it alone sees one, its cells split the code spans `CommonMark`
-/// reads across the `|` (``|`x|<img src=x onerror=…>|y`|`` is live HTML in the middle
-/// cell). Those edge Unicode spaces (and any in the run of spaces and container or list
-/// markers before the first cell, or in the trailing run) are written as character
-/// references (`&#xA0;`): the same character in a cell for every reader, and nothing
-/// JavaScript's `trim` removes, so both count the same cells. Lines inside code blocks and
-/// HTML blocks are left alone.
-pub(super) fn trimmed_table_headers(text: &str, events: &[(Event<'_>, Range<usize>)]) -> Vec<Edit> {
+/// A table row whose JavaScript `trim` differs from GFM's: a line with a `|` that begins or
+/// ends with a Unicode space. markdown-it trims it away, and with it a leading or trailing
+/// empty cell, so it counts one cell fewer than GFM: for a header line the two disagree on
+/// whether a table starts, and where markdown-it alone sees one, its cells split the code
+/// spans `CommonMark` reads across the `|` (``|`x|<img src=x onerror=…>|y`|`` is live
+/// HTML in the middle cell); for a body row the cells shift, and a cell GFM drops as one
+/// too many (never reported, so never sanitized) becomes one markdown-it shows. Those
+/// edge Unicode spaces (and any in the run of spaces and container or list markers before
+/// the first cell, or in the trailing run) are written as character references
+/// (`&#xA0;`): the same character in a cell for every reader, and nothing JavaScript's
+/// `trim` removes, so both count the same cells. Lines inside code blocks and HTML blocks
+/// are left alone.
+pub(super) fn trimmed_table_rows(text: &str, events: &[(Event<'_>, Range<usize>)]) -> Vec<Edit> {
     let mut out = Vec::new();
-    for (start, body, next) in markdown_lines(text, events) {
-        if !body.contains('|') || !next.is_some_and(delimiter_row) {
+    for (start, body, _) in markdown_lines(text, events) {
+        if !body.contains('|') {
             continue;
         }
         let head_end = body
@@ -72,22 +73,39 @@ pub(super) fn trimmed_table_headers(text: &str, events: &[(Event<'_>, Range<usiz
     out
 }
 
-/// A line that begins with a complete tag and ends with Unicode spaces (`<a href=x>\u{a0}`):
-/// markdown-it's type 7 HTML block start (the tag, then JavaScript's `\s*` to the line's
-/// end) holds, `CommonMark`'s (the tag, then spaces or tabs) does not. For markdown-it the
-/// line and the ones after it, to a blank line, are raw HTML (a code span there is a
-/// live tag); for `CommonMark` a paragraph. The trailing Unicode spaces of a line whose
-/// first character after its container and list markers is `<` are written as
-/// character references: no HTML block for either reader. Lines inside code blocks and
-/// HTML blocks are left alone.
-pub(super) fn tag_line_ends(text: &str, events: &[(Event<'_>, Range<usize>)]) -> Vec<Edit> {
+/// A line that begins with a tag, or a tag's name, and has Unicode spaces where markdown-it's
+/// HTML block starts take JavaScript's `\s` (`rules_block/html_block`): right after the
+/// name (`<div\u{a0}`, types 1 and 6: the name, then `\s`, `>` or the line's end) or in
+/// the run that ends the line (`<a href=x>\u{a0}`, type 7: a complete tag, then `\s*`).
+/// markdown-it opens an HTML block there, and the line and the ones after it, to a blank
+/// line (types 6, 7) or the closing tag (type 1), are raw HTML: a code span there is a live
+/// tag. `CommonMark` reads text there, even inside a code span, a link title or an
+/// attribute value that runs over several lines, where markdown-it still starts the block.
+/// Those Unicode spaces are written as character references: no HTML block for either
+/// reader. Lines inside code blocks and HTML blocks are left alone.
+pub(super) fn tag_lines(text: &str, events: &[(Event<'_>, Range<usize>)]) -> Vec<Edit> {
     let mut out = Vec::new();
     for (start, body, _) in markdown_lines(text, events) {
-        let first = body.find(|c: char| !lead_char(c));
-        if first.is_none_or(|i| !body[i..].starts_with('<')) {
+        let Some(lt) = body.find(|c: char| !lead_char(c)) else {
+            continue;
+        };
+        if !body[lt..].starts_with('<') {
             continue;
         }
-        let tail = tail_start(body);
+        let name_at = lt + if body[lt..].starts_with("</") { 2 } else { 1 };
+        let name_end = name_at
+            + body[name_at..]
+                .bytes()
+                .take_while(u8::is_ascii_alphanumeric)
+                .count();
+        let after_name = body[name_end..].chars().next();
+        if name_end > name_at
+            && let Some(c) = after_name
+        {
+            out.extend(reference(start + name_end, c));
+        }
+        // The trailing run, past the character after the name (already looked at).
+        let tail = tail_start(body).max(name_end + after_name.map_or(0, char::len_utf8));
         out.extend(
             body[tail..]
                 .char_indices()
@@ -99,13 +117,22 @@ pub(super) fn tag_line_ends(text: &str, events: &[(Event<'_>, Range<usize>)]) ->
 
 /// The lines of `text` outside code and HTML blocks, when it holds a Unicode space at all
 /// (else none): `(start offset, the line without its line ending, the next line)`.
-fn markdown_lines<'t>(
+pub(super) fn markdown_lines<'t>(
     text: &'t str,
     events: &[(Event<'_>, Range<usize>)],
 ) -> Vec<(usize, &'t str, Option<&'t str>)> {
     if !text.chars().any(js_only_space) {
         return Vec::new();
     }
+    all_markdown_lines(text, events)
+}
+
+/// The lines of `text` outside code and HTML blocks: `(start offset, the line without its
+/// line ending, the next line)`.
+pub(super) fn all_markdown_lines<'t>(
+    text: &'t str,
+    events: &[(Event<'_>, Range<usize>)],
+) -> Vec<(usize, &'t str, Option<&'t str>)> {
     let opaque = Opaque::new(events);
     let lines: Vec<(usize, &str)> = text
         .split_inclusive('\n')
@@ -172,7 +199,7 @@ impl Opaque {
 
 /// A line markdown-it may take for a table's delimiter row (`|---|:-:|`), container
 /// markers before it allowed: only `|`, `-`, `:`, spaces and tabs, with a `-`.
-fn delimiter_row(line: &str) -> bool {
+pub(super) fn delimiter_row(line: &str) -> bool {
     let row = line
         .trim_end_matches(['\n', '\r'])
         .trim_start_matches([' ', '\t', '>']);
@@ -187,11 +214,11 @@ mod tests {
     use super::*;
     use pulldown_cmark::{Options, Parser};
 
-    fn header_edits(text: &str) -> String {
+    fn row_edits(text: &str) -> String {
         let events: Vec<_> = Parser::new_ext(text, Options::ENABLE_TABLES)
             .into_offset_iter()
             .collect();
-        let mut edits = trimmed_table_headers(text, &events);
+        let mut edits = trimmed_table_rows(text, &events);
         edits.sort_by_key(|e| e.range.start);
         let mut out = String::new();
         let mut at = 0;
@@ -205,31 +232,35 @@ mod tests {
     }
 
     #[test]
-    fn edge_unicode_spaces_of_header_lines_become_references() {
+    fn edge_unicode_spaces_of_table_lines_become_references() {
         assert_eq!(
-            header_edits("\u{a0}|a|b|\n|---|---|\n"),
+            row_edits("\u{a0}|a|b|\n|---|---|\n"),
             "&#xA0;|a|b|\n|---|---|\n"
         );
-        assert_eq!(header_edits("a|\u{3000}\n-|-\n"), "a|&#x3000;\n-|-\n");
+        assert_eq!(row_edits("a|\u{3000}\n-|-\n"), "a|&#x3000;\n-|-\n");
         assert_eq!(
-            header_edits("> - \u{2003} \u{a0}a|b \u{feff}\n> ---|---\n"),
+            row_edits("> - \u{2003} \u{a0}a|b \u{feff}\n> ---|---\n"),
             "> - &#x2003; &#xA0;a|b &#xFEFF;\n> ---|---\n"
         );
         // Inside the header's cells the character stays: only the edges are trimmed.
-        assert_eq!(header_edits("a\u{a0}b|c\n-|-\n"), "a\u{a0}b|c\n-|-\n");
+        assert_eq!(row_edits("a\u{a0}b|c\n-|-\n"), "a\u{a0}b|c\n-|-\n");
     }
 
     #[test]
     fn other_lines_stay() {
-        // No delimiter row after it, no `|` in it, or inside a code block.
+        // No `|` in it, Unicode spaces inside the cells only, or inside a code block.
         for text in [
-            "\u{a0}|a|b|\nplain\n",
             "\u{a0}ab\n|---|---|\n",
+            "a\u{a0}b|c\u{3000}d\n",
             "```\n\u{a0}|a|b|\n|---|---|\n```\n",
             "    \u{a0}|a|b|\n    |---|---|\n",
-            "a|b\n---|---\n\u{a0}|c\n",
         ] {
-            assert_eq!(header_edits(text), text, "{text:?}");
+            assert_eq!(row_edits(text), text, "{text:?}");
         }
+        // A body row's edges count too.
+        assert_eq!(
+            row_edits("a|b\n---|---\n\u{a0}|c\n"),
+            "a|b\n---|---\n&#xA0;|c\n"
+        );
     }
 }
