@@ -32,7 +32,7 @@
 //! | table body row of Unicode blanks only (`\u{a0}`) | markdown-it trims it away, ends the table and reads a paragraph ([`unicode_spaces::blank_table_rows`]) | the row with a leading `\|` | `html_sanitized` |
 //! | line with a `\|` beginning or ending with Unicode spaces | markdown-it's `trim` drops them and an edge cell: a table for one reader only, whose cells split code spans, or shifted cells ([`unicode_spaces::trimmed_table_rows`]) | those spaces as character references (`&#xA0;`) | `html_sanitized` |
 //! | line beginning with `<`, with a Unicode space after the tag name (`<div\u{a0}`) or ending in them (`<a href=x>\u{a0}`), even inside a code span | markdown-it opens an HTML block there (types 1, 6, 7) ([`unicode_spaces::tag_lines`]) | those spaces as character references | `html_sanitized` |
-//! | list item or ATX heading line with a `\|`, before a delimiter-shaped line | markdown-it tries tables first: a table for it only ([`table_first::marker_table_headers`]) | the marker escaped (`\-`, `\#`, `1\.`) | `html_sanitized` |
+//! | line with a `\|` (a list item, a heading, a fence, an HTML block's first line, …) before a delimiter-shaped line, where `CommonMark` reads no table | markdown-it tries tables before every other block: a table for it only ([`table_first::markdown_it_tables`]) | the delimiter row's first character escaped (`\-\|-`); on a fence's or HTML block's first line, its `\|` written `&#124;` | `html_sanitized` |
 //! | `<` in text opening a tag whose spaces are Unicode spaces (`<img\u{a0}src=x onerror=…>`), or a tag name and such a space | markdown-it's tag pattern takes JavaScript's `\s` ([`markdown_it_tag`]) | `&lt;` | `html_sanitized` |
 //! | link reference definition: a duplicate label, a blank label, a later line starting like a block or indented 4+; a setext heading whose text starts `[x]:` | markdown-it reads a paragraph (raw HTML from a label or title live) or a definition where `CommonMark` does not ([`definition_runs::definitions_read_alike`]) | its `[` escaped: text for every reader | `html_sanitized` |
 //!
@@ -60,7 +60,7 @@ use line_starts::{line_starts, quote_continued_by_code};
 use pulldown_cmark::{CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
 use std::collections::HashSet;
 use std::ops::Range;
-use table_first::marker_table_headers;
+use table_first::markdown_it_tables;
 use text_run::TextRun;
 use unicode_spaces::{blank_table_rows, tag_lines, trimmed_table_rows};
 
@@ -363,8 +363,8 @@ fn sanitize_reading(
     flag_edits(
         &mut edits,
         findings,
-        marker_table_headers(text, &events),
-        "a list item or heading line shaped like a table header, which markdown-it reads as a table (it tries tables first) and CommonMark does not, had its marker escaped",
+        markdown_it_tables(text, &events),
+        "a line with a | before a delimiter-shaped line, which markdown-it reads as a table (it tries tables before every other block) and CommonMark does not, had the delimiter escaped (or, on a fence's or HTML block's first line, its | written &#124;)",
     );
     let starts = line_starts(text, &events);
     flag_edits(
@@ -383,6 +383,9 @@ fn sanitize_reading(
         return None;
     }
     edits.sort_by_key(|e| e.range.start);
+    // Two rules may make the same edit (a lazy `|-|` in a block quote: a line start and a
+    // delimiter row); made twice, an inserted escape would escape the other one.
+    edits.dedup_by(|b, a| a.range == b.range && a.with == b.with);
     let mut out = String::with_capacity(text.len() + 64);
     let mut at = 0;
     for edit in edits {

@@ -1481,15 +1481,15 @@ fn table_headers_with_unicode_space_edges_count_alike() {
     for (input, want) in [
         (
             "\u{a0}|a|b|\n|---|---|\n|`x|<img src=x onerror=alert(1)>|y`|\n",
-            "&#xA0;|a|b|\n|---|---|\n|`x|<img src=x onerror=alert(1)>|y`|\n",
+            "&#xA0;|a|b|\n\\|---|---|\n|`x|<img src=x onerror=alert(1)>|y`|\n",
         ),
         (
             "|a|\u{3000}\n|-|\n|`x|<img src=x onerror=alert(1)>|y`|\n",
-            "|a|&#x3000;\n|-|\n|`x|<img src=x onerror=alert(1)>|y`|\n",
+            "|a|&#x3000;\n\\|-|\n|`x|<img src=x onerror=alert(1)>|y`|\n",
         ),
         (
             "> - \u{a0}|a|\n>   |-|\n>   |`x|<img src=x onerror=alert(1)>|y`|\n",
-            "> \\- &#xA0;|a|\n>   |-|\n>   |`x|<img src=x onerror=alert(1)>|y`|\n",
+            "> - &#xA0;|a|\n>   \\|-|\n>   |`x|<img src=x onerror=alert(1)>|y`|\n",
         ),
     ] {
         settles_with_finding(input, want);
@@ -1536,9 +1536,9 @@ fn markdown_it_readings_found_by_the_unicode_space_review() {
             "[x](/u \"a\n<pre\u{2028}\n<img src=x onerror=alert(1)>\")\n",
             "[x](/u \"a\n<pre&#x2028;\n<img src=x onerror=alert(1)>\")\n",
         ),
-        ("- `x|<b>|y`\n-|-|-\n", "\\- `x|<b>|y`\n-|-|-\n"),
-        ("> ## `x|<b>|y`\n> -|-|-\n", "> \\## `x|<b>|y`\n> -|-|-\n"),
-        ("10) `a|<b>|c`\n-|-|-\n", "10\\) `a|<b>|c`\n-|-|-\n"),
+        ("- `x|<b>|y`\n-|-|-\n", "- `x|<b>|y`\n\\-|-|-\n"),
+        ("> ## `x|<b>|y`\n> -|-|-\n", "> ## `x|<b>|y`\n> \\-|-|-\n"),
+        ("10) `a|<b>|c`\n-|-|-\n", "10) `a|<b>|c`\n\\-|-|-\n"),
         ("a|b\n-|-\n\u{a0}|x|<b>\n", "a|b\n-|-\n&#xA0;|x|<b>\n"),
         (
             "[a]: https://evil.example/p.png\n\n![x][\u{a0}a]\n",
@@ -1557,6 +1557,52 @@ fn markdown_it_readings_found_by_the_unicode_space_review() {
         "| a\u{a0}b | c |\n|---|---|\n",
         "# a|b\nplain\n",
         "[a b]: /u\n\n[a  b]\n",
+    ] {
+        stays_unchanged(text);
+    }
+}
+
+/// markdown-it tries its table rule before every other block rule: a fence's or an HTML
+/// block's first line, a list item holding indented code, or a block quote line followed
+/// by a lazy delimiter row is a table header for it, and the code, raw HTML or code spans
+/// after it become cells and then markdown (second hostile review of the Unicode-space
+/// rules). Outputs checked with markdown-it 14 and 15 and cmark-gfm.
+#[test]
+fn lines_markdown_it_reads_as_table_headers_before_any_other_block() {
+    for (input, want) in [
+        (
+            "```x|y\n-|-\n\n<img src=x onerror=alert(1)>\n```\n",
+            "```x&#124;y\n-|-\n\n<img src=x onerror=alert(1)>\n```\n",
+        ),
+        (
+            "~~~|\n|-|\n\n<img src=x onerror=alert(1)>\n~~~\n",
+            "~~~&#124;\n|-|\n\n<img src=x onerror=alert(1)>\n~~~\n",
+        ),
+        (
+            "1.     a|b\n|-|-|\n`x|<img src=x onerror=alert(1)>|y`\n",
+            "1.     a|b\n\\|-|-|\n`x|<img src=x onerror=alert(1)>|y`\n",
+        ),
+        (
+            ">     a|b\n  |-|-|\n`x|<img src=x onerror=alert(1)>|y`\n",
+            ">     a|b\n  \\|-|-|\n`x|<img src=x onerror=alert(1)>|y`\n",
+        ),
+        (
+            "> a|b\n:-|-:\n`x|<img src=x onerror=alert(1)>|y`\n",
+            "> a|b\n\\:-|-:\n`x|<img src=x onerror=alert(1)>|y`\n",
+        ),
+        // A lazy `|-|-|` in a block quote: a line-start rule and this one make the same
+        // escape, which is made once.
+        (
+            "> a|b\n|-|-|\n`x|<img src=x onerror=alert(1)>|y`\n",
+            "> a|b\n\\|-|-|\n`x|<img src=x onerror=alert(1)>|y`\n",
+        ),
+    ] {
+        settles_with_finding(input, want);
+    }
+    // Tables both read, and code indented four columns.
+    for text in [
+        "| a | b |\n|---|---|\n| `c` | <b>d</b> |\n",
+        "    a|b\n    -|-\n<b>x</b>\n",
     ] {
         stays_unchanged(text);
     }

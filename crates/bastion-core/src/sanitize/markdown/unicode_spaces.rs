@@ -117,7 +117,7 @@ pub(super) fn tag_lines(text: &str, events: &[(Event<'_>, Range<usize>)]) -> Vec
 
 /// The lines of `text` outside code and HTML blocks, when it holds a Unicode space at all
 /// (else none): `(start offset, the line without its line ending, the next line)`.
-pub(super) fn markdown_lines<'t>(
+fn markdown_lines<'t>(
     text: &'t str,
     events: &[(Event<'_>, Range<usize>)],
 ) -> Vec<(usize, &'t str, Option<&'t str>)> {
@@ -129,7 +129,7 @@ pub(super) fn markdown_lines<'t>(
 
 /// The lines of `text` outside code and HTML blocks: `(start offset, the line without its
 /// line ending, the next line)`.
-pub(super) fn all_markdown_lines<'t>(
+fn all_markdown_lines<'t>(
     text: &'t str,
     events: &[(Event<'_>, Range<usize>)],
 ) -> Vec<(usize, &'t str, Option<&'t str>)> {
@@ -195,18 +195,6 @@ impl Opaque {
         let i = self.0.partition_point(|r| r.start < line.end);
         i > 0 && self.0[i - 1].end > line.start
     }
-}
-
-/// A line markdown-it may take for a table's delimiter row (`|---|:-:|`), container
-/// markers before it allowed: only `|`, `-`, `:`, spaces and tabs, with a `-`.
-pub(super) fn delimiter_row(line: &str) -> bool {
-    let row = line
-        .trim_end_matches(['\n', '\r'])
-        .trim_start_matches([' ', '\t', '>']);
-    row.contains('-')
-        && row
-            .chars()
-            .all(|c| matches!(c, '|' | '-' | ':' | ' ' | '\t'))
 }
 
 #[cfg(test)]
