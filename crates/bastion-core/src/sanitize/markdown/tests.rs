@@ -1545,6 +1545,11 @@ fn markdown_it_readings_found_by_the_unicode_space_review() {
             "[a]: https://evil.example/p.png\n\n![x]\\[\u{a0}a]\n",
         ),
         (
+            // (an escaped `]` inside the label)
+            "[a\\] b]: https://evil.example/p.png\n\n![x][a\\]\u{3000}b]\n",
+            "[a\\] b]: https://evil.example/p.png\n\n![x]\\[a\\]\u{3000}b]\n",
+        ),
+        (
             "[x\u{131}]: https://evil.example/p.png\n\n![xi]\n",
             "\\[x\u{131}]: https://evil.example/p.png\n\n![xi]\n",
         ),

@@ -237,18 +237,26 @@ impl TextRun {
             let Some(at) = self.exact_source(d) else {
                 continue;
             };
-            // The label runs to the next bracket (a label holds no unescaped one) and
-            // has at most 999 characters: each scan stops where the next may start.
+            let Some(escape) = escaped_bracket(text, at, d) else {
+                continue;
+            };
+            // The label runs to the next unescaped bracket (a label holds none) and has
+            // at most 999 characters: each scan stops where the next may start.
             let mut end = text.len().min(at + 1 + 4 * 1000);
             while !text.is_char_boundary(end) {
                 end -= 1;
             }
             let window = &text[at + 1..end];
-            let Some(close) = window.find(['[', ']']) else {
-                continue;
-            };
-            if window.as_bytes()[close] == b']' && label_read_apart(&window[..close]) {
-                found.extend(escaped_bracket(text, at, d));
+            let mut escaped = false;
+            let close = window.char_indices().find(|&(_, c)| {
+                let bracket = !escaped && matches!(c, '[' | ']');
+                escaped = !escaped && c == '\\';
+                bracket
+            });
+            if let Some((close, ']')) = close
+                && label_read_apart(&window[..close])
+            {
+                found.push(escape);
             }
         }
         if found.len() > before {
