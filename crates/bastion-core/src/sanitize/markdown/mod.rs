@@ -382,6 +382,10 @@ fn sanitize_reading(
     if edits.is_empty() {
         return None;
     }
+    // An edit that writes what is there changes nothing, but would keep out an edit
+    // starting at the same place (an inline tag rewritten to itself on every pass kept out
+    // the empty quote line a definition's next line needs, for good).
+    edits.retain(|e| text[e.range.clone()] != *e.with);
     edits.sort_by_key(|e| e.range.start);
     // Two rules may make the same edit (a lazy `|-|` in a block quote: a line start and a
     // delimiter row); made twice, an inserted escape would escape the other one.

