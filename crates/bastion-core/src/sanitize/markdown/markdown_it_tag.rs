@@ -121,6 +121,15 @@ fn tag_matches(dfa: &DFA, cache: &mut Cache, source: &str) -> Option<bool> {
     Some(sid.is_match())
 }
 
+/// Whether markdown-it's label normalization (`normalizeReference`: JavaScript `trim`,
+/// `\s+` collapsed, `toLowerCase().toUpperCase()`) may match `label` with another label
+/// that `CommonMark`'s (spaces, tabs and line endings; Unicode case fold) does not: it
+/// holds a character only JavaScript takes for a space, or a dotless `ı`, whose upper
+/// case is `I`.
+pub(super) fn label_read_apart(label: &str) -> bool {
+    label.chars().any(|c| js_only_space(c) || c == '\u{131}')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -314,8 +314,8 @@ fn sanitize_reading(
         // A label of Unicode blanks is no label for markdown-it: the definition is left
         // out, and so escaped below like an unreported one.
         // A label markdown-it may match with another one than `CommonMark` does
-        // ([`text_run::label_read_apart`]) is escaped too.
-        if !label.chars().all(char::is_whitespace) && !text_run::label_read_apart(label) {
+        // ([`markdown_it_tag::label_read_apart`]) is escaped too.
+        if !label.chars().all(char::is_whitespace) && !markdown_it_tag::label_read_apart(label) {
             reported.push(def.span.clone());
         }
         let used = used_labels.contains(&normalize_label(label));

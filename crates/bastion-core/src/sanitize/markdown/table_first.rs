@@ -11,6 +11,7 @@
 //! rows and then markdown. Used by [`super::sanitize`].
 
 use super::Edit;
+use super::unicode_spaces::line_ranges;
 use pulldown_cmark::{CodeBlockKind, Event, Tag};
 use std::ops::Range;
 
@@ -52,14 +53,7 @@ pub(super) fn markdown_it_tables(text: &str, events: &[(Event<'_>, Range<usize>)
         .filter(|(e, _)| matches!(e, Event::Start(Tag::Table(_))))
         .map(|(_, r)| r.start)
         .collect();
-    let lines: Vec<Range<usize>> = text
-        .split_inclusive('\n')
-        .scan(0usize, |at, line| {
-            let start = *at;
-            *at += line.len();
-            Some(start..*at)
-        })
-        .collect();
+    let lines = line_ranges(text);
     for pair in lines.windows(2) {
         let (head, delim) = (&pair[0], &pair[1]);
         let head_text = &text[head.clone()];

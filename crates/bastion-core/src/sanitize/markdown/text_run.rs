@@ -254,7 +254,7 @@ impl TextRun {
                 bracket
             });
             if let Some((close, ']')) = close
-                && label_read_apart(&window[..close])
+                && markdown_it_tag::label_read_apart(&window[..close])
             {
                 found.push(escape);
             }
@@ -448,17 +448,6 @@ impl TextRun {
             }
         }
     }
-}
-
-/// Whether markdown-it's label normalization (`normalizeReference`: JavaScript `trim`,
-/// `\s+` collapsed, `toLowerCase().toUpperCase()`) may match `label` with another label
-/// that `CommonMark`'s (spaces, tabs and line endings; Unicode case fold) does not: it
-/// holds a character only JavaScript takes for a space, or a dotless `ı`, whose upper
-/// case is `I`.
-pub(super) fn label_read_apart(label: &str) -> bool {
-    label
-        .chars()
-        .any(|c| markdown_it_tag::js_only_space(c) || c == '\u{131}')
 }
 
 /// The edit escaping the literal `[` at source offset `at` (decoded offset `d`), unless a

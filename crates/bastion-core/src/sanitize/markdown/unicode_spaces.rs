@@ -5,7 +5,7 @@
 //! Used by [`super::sanitize`].
 
 use super::Edit;
-use super::markdown_it_tag::js_only_space;
+use super::markdown_it_tag::{has_js_only_space, js_only_space};
 use pulldown_cmark::{Event, Tag, TagEnd};
 use std::ops::Range;
 
@@ -121,34 +121,33 @@ fn markdown_lines<'t>(
     text: &'t str,
     events: &[(Event<'_>, Range<usize>)],
 ) -> Vec<(usize, &'t str, Option<&'t str>)> {
-    if !text.chars().any(js_only_space) {
+    if !has_js_only_space(text) {
         return Vec::new();
     }
-    all_markdown_lines(text, events)
-}
-
-/// The lines of `text` outside code and HTML blocks: `(start offset, the line without its
-/// line ending, the next line)`.
-fn all_markdown_lines<'t>(
-    text: &'t str,
-    events: &[(Event<'_>, Range<usize>)],
-) -> Vec<(usize, &'t str, Option<&'t str>)> {
     let opaque = Opaque::new(events);
-    let lines: Vec<(usize, &str)> = text
-        .split_inclusive('\n')
-        .scan(0usize, |at, line| {
-            let start = *at;
-            *at += line.len();
-            Some((start, line))
-        })
-        .collect();
+    let lines = line_ranges(text);
     lines
         .iter()
         .enumerate()
-        .filter(|(_, (start, line))| !opaque.meets(*start..start + line.len()))
-        .map(|(i, (start, line))| {
-            let body = line.trim_end_matches(['\n', '\r']);
-            (*start, body, lines.get(i + 1).map(|next| next.1))
+        .filter(|(_, line)| !opaque.meets((*line).clone()))
+        .map(|(i, line)| {
+            let body = text[line.clone()].trim_end_matches(['\n', '\r']);
+            (
+                line.start,
+                body,
+                lines.get(i + 1).map(|next| &text[next.clone()]),
+            )
+        })
+        .collect()
+}
+
+/// The byte ranges of `text`'s lines, each with its line ending.
+pub(super) fn line_ranges(text: &str) -> Vec<Range<usize>> {
+    text.split_inclusive('\n')
+        .scan(0usize, |at, line| {
+            let start = *at;
+            *at += line.len();
+            Some(start..*at)
         })
         .collect()
 }
