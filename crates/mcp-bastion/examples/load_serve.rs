@@ -4,7 +4,8 @@
 //! ```sh
 //! cargo build --release -p mcp-bastion --bins --example load_serve
 //! target/release/examples/load_serve [--binary target/release/mcp-bastion] \
-//!     [--sessions 200] [--calls 20000] [--upstream stdio|http] [--json-answers]
+//!     [--sessions 200] [--calls 20000] [--upstream stdio|http] [--json-answers] \
+//!     [--serve-threads N]
 //! ```
 //!
 //! The upstream is this program itself, an MCP echo server whose `echo {n, text}` answers
@@ -28,7 +29,8 @@
 //!   front of a remote server costs.
 //!
 //! `--json-answers` runs `serve --json-answers` (an answer that comes first is sent as
-//! `application/json`, not as an event stream). Every tool is allowed by config.
+//! `application/json`, not as an event stream). `--serve-threads N` runs `serve --threads
+//! N` (default 1). Every tool is allowed by config.
 //!
 //! `--trivial-proxy` (with `--upstream http`) also measures `proxy`: a minimal HTTP
 //! forwarder (`--echo-proxy URL`, this program: hyper via axum in, reqwest out, the
@@ -44,7 +46,9 @@
 //! process's one-time costs: the detectors compiled on the first session, the code pages
 //! it touches) and with every session open and idle, and what each further idle session
 //! costs (`kib_per_idle_session`; with the one-time costs spread over the sessions:
-//! `kib_per_idle_session_with_first`); then the added p50/p99 and the throughput ratio.
+//! `kib_per_idle_session_with_first`); the listener's own CPU per call while the calls ran
+//! (`listener_cpu_us_per_call`, not its server processes); then the added p50/p99 and the
+//! throughput ratio.
 
 #![allow(clippy::cast_precision_loss)] // figures for a report, not arithmetic
 
@@ -78,6 +82,7 @@ fn main() -> anyhow::Result<()> {
         Some(other) => anyhow::bail!("--upstream stdio|http, not {other:?}"),
     };
     let json_answers = args.iter().any(|a| a == "--json-answers");
+    let serve_threads = flag("--serve-threads");
     let trivial_proxy = args.iter().any(|a| a == "--trivial-proxy");
     if trivial_proxy && !http_upstream {
         anyhow::bail!("--trivial-proxy needs --upstream http");
@@ -130,6 +135,7 @@ fn main() -> anyhow::Result<()> {
             sessions + 1,
             upstream.as_ref().map(|u| u.url.as_str()),
             json_answers,
+            serve_threads.as_deref(),
         )
         .await?;
         let through = Target::Http {
@@ -155,6 +161,7 @@ fn main() -> anyhow::Result<()> {
             "sessions": sessions,
             "upstream": if http_upstream { "http" } else { "stdio" },
             "json_answers": json_answers,
+            "serve_threads": serve_threads.as_deref().unwrap_or("1"),
             "calls_per_host": per_host,
             "rate_per_s": rate,
             "direct": direct.json(),
@@ -524,6 +531,7 @@ impl Served {
         sessions: usize,
         upstream: Option<&str>,
         json_answers: bool,
+        threads: Option<&str>,
     ) -> anyhow::Result<Self> {
         let home = std::env::temp_dir().join(format!("bastion-load-{}", std::process::id()));
         std::fs::create_dir_all(home.join("mcp-bastion"))?;
@@ -540,6 +548,9 @@ impl Served {
             .arg(&token_file);
         if json_answers {
             command.arg("--json-answers");
+        }
+        if let Some(n) = threads {
+            command.args(["--threads", n]);
         }
         match upstream {
             Some(url) => command.args(["--upstream", url, "--allow-http-loopback"]),
@@ -599,6 +610,9 @@ struct Run {
     wall: Duration,
     errors: usize,
     idle_rss: u64,
+    /// CPU the listener process used while the calls ran (its own threads, not its
+    /// server processes), clock ticks.
+    cpu_ticks: Option<u64>,
 }
 
 impl Run {
@@ -615,8 +629,14 @@ impl Run {
     }
 
     fn json(&self) -> Value {
-        json!({"calls": self.latencies.len(), "errors": self.errors,
-            "calls_per_s": self.per_sec(), "p50_ms": self.pct(0.5), "p99_ms": self.pct(0.99)})
+        let mut out = json!({"calls": self.latencies.len(), "errors": self.errors,
+            "calls_per_s": self.per_sec(), "p50_ms": self.pct(0.5), "p99_ms": self.pct(0.99)});
+        if let Some(ticks) = self.cpu_ticks {
+            // Linux reports process CPU in clock ticks of 10 ms (USER_HZ 100).
+            out["listener_cpu_us_per_call"] =
+                json!(ticks as f64 * 10_000.0 / self.latencies.len().max(1) as f64);
+        }
+        out
     }
 }
 
@@ -693,6 +713,7 @@ async fn run_hosts(
     // Every session open and idle: the listener's memory now.
     tokio::time::sleep(Duration::from_secs(1)).await;
     let idle_rss = measured.map_or(0, rss_kib);
+    let cpu_before = measured.map(cpu_ticks);
     let t0 = Instant::now();
     go.wait().await;
     let mut run = Run {
@@ -700,6 +721,7 @@ async fn run_hosts(
         wall: Duration::ZERO,
         errors: 0,
         idle_rss,
+        cpu_ticks: None,
     };
     while let Some(done) = tasks.join_next().await {
         let (mine, errors) = done??;
@@ -707,10 +729,30 @@ async fn run_hosts(
         run.errors += errors;
     }
     run.wall = t0.elapsed();
+    run.cpu_ticks = measured
+        .map(cpu_ticks)
+        .zip(cpu_before)
+        .map(|(after, before)| after.saturating_sub(before));
     Ok(run)
 }
 
 /// `VmRSS` of `pid` in KiB (0 when unreadable).
+/// User plus system CPU of process `pid` so far, clock ticks (`/proc/PID/stat` fields
+/// 14 and 15, `proc(5)`); 0 when it cannot be read.
+fn cpu_ticks(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            // The command name (field 2) may hold spaces: count from after its `)`.
+            let rest = &s[s.rfind(')')? + 1..];
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            let user: u64 = fields.get(11)?.parse().ok()?;
+            let system: u64 = fields.get(12)?.parse().ok()?;
+            Some(user + system)
+        })
+        .unwrap_or(0)
+}
+
 fn rss_kib(pid: u32) -> u64 {
     std::fs::read_to_string(format!("/proc/{pid}/status"))
         .ok()

@@ -17,25 +17,25 @@ use std::time::Duration;
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Refused(pub(super) &'static str);
 
-/// How long the answer to a request `POST` may take to be sent as one `application/json`
-/// message (with [`super::ServeConfig::json_answers`]); a request answered later, or one
-/// whose first event is not its answer (a progress notification, a server request),
-/// gets an event stream instead.
-const JSON_ANSWER_WAIT: Duration = Duration::from_secs(1);
+/// How long the listener holds back the head of its response to a request `POST` for
+/// the first event of its stream. An event that comes within it goes out with the head
+/// in one write (for an answer: head, event and the end of the body together), instead
+/// of the head alone and the event in a second segment the client wakes up for again.
+/// With [`super::ServeConfig::json_answers`], an answer that comes first within it is
+/// sent as one `application/json` message. An event that comes later, and the rest of
+/// the stream, follow the head as they come.
+const FIRST_EVENT_WAIT: Duration = Duration::from_secs(1);
 
 /// The response to a request `POST` whose events come from `rx` (MCP 2025-11-25
 /// Transports §Streamable HTTP, "Sending Messages to the Server": the server returns
 /// either `application/json` with one JSON object or `text/event-stream`, and the client
-/// must support both). A `text/event-stream`; with `json`, the answer alone as
-/// `application/json` when it is the first event and comes within [`JSON_ANSWER_WAIT`]
-/// (one write, no chunked framing), else a `text/event-stream` starting with what came so
-/// far.
+/// must support both): a `text/event-stream` whose head waits up to [`FIRST_EVENT_WAIT`]
+/// for the first event, so both go in one write. With `json`, the answer alone as
+/// `application/json` when it is the first event and comes within that wait (one write,
+/// no chunked framing), else a `text/event-stream` starting with what came so far.
 pub(super) async fn answer(mut rx: session::Inlet, json: bool) -> Response<Body> {
-    if !json {
-        return event_stream(rx, None);
-    }
-    match tokio::time::timeout(JSON_ANSWER_WAIT, rx.recv()).await {
-        Ok(Some(event)) => match event.answer_json() {
+    match tokio::time::timeout(FIRST_EVENT_WAIT, rx.recv()).await {
+        Ok(Some(event)) => match event.answer_json().filter(|_| json) {
             Some(answer) => {
                 let mut response = Response::new(Body::from(answer));
                 response.headers_mut().insert(
@@ -288,5 +288,101 @@ mod method_tests {
         assert_eq!(audit_method("DELETE"), "DELETE");
         assert_eq!(audit_method("post"), "other");
         assert_eq!(audit_method(&"A".repeat(400_000)), "other");
+    }
+}
+
+#[cfg(test)]
+mod answer_tests {
+    use super::super::stream::{Budget, sse_event, stream_channel};
+    use super::answer;
+    use futures_util::FutureExt;
+    use http_body_util::BodyExt;
+    use std::time::Duration;
+
+    /// An answer that comes after the request was handed on (the usual case: the server
+    /// takes a while) is in the body as soon as the head is returned, and the body ends
+    /// with it: hyper writes head, event and end of body in one go.
+    #[tokio::test]
+    async fn a_late_answer_is_ready_with_the_head_and_ends_the_body() {
+        for json in [false, true] {
+            let (out, inlet) = stream_channel(8, &Budget::default());
+            tokio::spawn(async move {
+                tokio::time::sleep(Duration::from_millis(30)).await;
+                out.send_answer(sse_event(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#).answering());
+            });
+            let response = answer(inlet, json).await;
+            let kind = response.headers()[axum::http::header::CONTENT_TYPE].clone();
+            let mut body = response.into_body();
+            let first = body
+                .frame()
+                .now_or_never()
+                .expect("the event waits in the body");
+            let data = first
+                .expect("an event")
+                .expect("no error")
+                .into_data()
+                .unwrap();
+            if json {
+                assert_eq!(kind, "application/json");
+                assert_eq!(&data[..], br#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+            } else {
+                assert_eq!(kind, "text/event-stream");
+                assert_eq!(
+                    &data[..],
+                    b"event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"
+                );
+            }
+            assert!(
+                body.frame()
+                    .now_or_never()
+                    .expect("the end is known at once")
+                    .is_none(),
+                "the answer ends the body"
+            );
+        }
+    }
+
+    /// A stream whose first event is not the answer (a progress notification) starts
+    /// with it, and the answer follows when it comes.
+    #[tokio::test(start_paused = true)]
+    async fn a_notification_first_starts_an_event_stream_and_the_answer_follows() {
+        let budget = Budget::default();
+        let (out, inlet) = stream_channel(8, &budget);
+        assert!(out.try_push(&sse_event(
+            br#"{"jsonrpc":"2.0","method":"notifications/progress"}"#
+        )));
+        let response = answer(inlet, true).await;
+        assert_eq!(
+            response.headers()[axum::http::header::CONTENT_TYPE],
+            "text/event-stream"
+        );
+        let mut body = response.into_body();
+        let first = body.frame().await.unwrap().unwrap().into_data().unwrap();
+        assert!(first.starts_with(b"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\""));
+        assert!(
+            body.frame().now_or_never().is_none(),
+            "the answer is not there yet"
+        );
+        out.send_answer(sse_event(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#).answering());
+        let second = body.frame().await.unwrap().unwrap().into_data().unwrap();
+        assert!(second.ends_with(b"\"result\":{}}\n\n"));
+        assert!(body.frame().await.is_none());
+    }
+
+    /// Nothing within the wait: the head goes out alone, and the answer follows it.
+    #[tokio::test(start_paused = true)]
+    async fn a_slow_answer_gets_the_head_after_the_wait_and_then_the_event() {
+        let (out, inlet) = stream_channel(8, &Budget::default());
+        let response = answer(inlet, false).await;
+        assert_eq!(
+            response.headers()[axum::http::header::CONTENT_TYPE],
+            "text/event-stream"
+        );
+        let mut body = response.into_body();
+        assert!(body.frame().now_or_never().is_none());
+        out.send_answer(sse_event(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#).answering());
+        let data = body.frame().await.unwrap().unwrap().into_data().unwrap();
+        assert!(data.ends_with(b"\"result\":{}}\n\n"));
+        assert!(body.frame().await.is_none());
     }
 }

@@ -821,15 +821,19 @@ fn json_answers_answer_at_once_as_json_and_after_server_messages_as_an_event_str
             .chain(["--".to_owned(), "python3".to_owned(), server.clone()])
             .collect()
     };
-    let plain = Served::start_with(dir.path(), &store, "fault", &tail(&[]), &[]);
-    let mut host = HttpSession::open(&plain);
-    host.request("tools/list", &json!({}));
-    let (_, text) = host.post(&call(7, "echo", json!({"text": "hi"})));
-    let (answer, streamed) = messages(&text);
-    assert!(streamed, "{text}");
-    assert_eq!(answer[0]["result"]["content"][0]["text"], "hi", "{text}");
-    drop(host);
-    drop(plain);
+    // The same on one thread (the default) and on a pool of two.
+    for threads in [&[][..], &["--threads", "2"][..]] {
+        let plain = Served::start_with(dir.path(), &store, "fault", &tail(threads), &[]);
+        let mut host = HttpSession::open(&plain);
+        host.request("tools/list", &json!({}));
+        let (_, text) = host.post(&call(7, "echo", json!({"text": "hi"})));
+        let (answer, streamed) = messages(&text);
+        assert!(streamed, "{threads:?}: {text}");
+        assert_eq!(
+            answer[0]["result"]["content"][0]["text"], "hi",
+            "{threads:?}: {text}"
+        );
+    }
     let served = Served::start_with(dir.path(), &store, "fault", &tail(&["--json-answers"]), &[]);
     let mut host = HttpSession::open(&served);
     host.request("tools/list", &json!({}));
@@ -1149,5 +1153,22 @@ fn two_listeners_share_pins_and_audit(db: &testdb::TestDb) {
             instances.iter().any(|i| i.contains(&format!("-{pid}-"))),
             "{pid}: {instances:?}"
         );
+    }
+}
+
+#[test]
+fn serve_refuses_a_thread_count_of_zero_before_starting_anything() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("bastion.db");
+    for n in ["0", "257", "many"] {
+        let out = super::run(
+            &["serve", "--threads", n, "--", "python3", "-c", "pass"],
+            "",
+            &store,
+        );
+        assert_eq!(out.status.code(), Some(2), "{n}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--threads"), "{n}: {err}");
+        assert!(!store.exists(), "{n}: the store was opened");
     }
 }
