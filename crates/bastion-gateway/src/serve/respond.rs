@@ -299,6 +299,9 @@ mod answer_tests {
     use http_body_util::BodyExt;
     use std::time::Duration;
 
+    /// The answer every test's request gets.
+    const ANSWER: &[u8] = br#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+
     /// An answer that comes after the request was handed on (the usual case: the server
     /// takes a while) is in the body as soon as the head is returned, and the body ends
     /// with it: hyper writes head, event and end of body in one go. (Paused time: the
@@ -309,7 +312,7 @@ mod answer_tests {
             let (out, inlet) = stream_channel(8, &Budget::default());
             tokio::spawn(async move {
                 tokio::time::sleep(Duration::from_millis(30)).await;
-                out.send_answer(sse_event(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#).answering());
+                out.send_answer(sse_event(ANSWER).answering());
             });
             let response = answer(inlet, json).await;
             let kind = response.headers()[axum::http::header::CONTENT_TYPE].clone();
@@ -325,7 +328,7 @@ mod answer_tests {
                 .unwrap();
             if json {
                 assert_eq!(kind, "application/json");
-                assert_eq!(&data[..], br#"{"jsonrpc":"2.0","id":1,"result":{}}"#);
+                assert_eq!(&data[..], ANSWER);
             } else {
                 assert_eq!(kind, "text/event-stream");
                 assert_eq!(
@@ -364,7 +367,7 @@ mod answer_tests {
             body.frame().now_or_never().is_none(),
             "the answer is not there yet"
         );
-        out.send_answer(sse_event(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#).answering());
+        out.send_answer(sse_event(ANSWER).answering());
         let second = body.frame().await.unwrap().unwrap().into_data().unwrap();
         assert!(second.ends_with(b"\"result\":{}}\n\n"));
         assert!(body.frame().await.is_none());
@@ -381,7 +384,7 @@ mod answer_tests {
         );
         let mut body = response.into_body();
         assert!(body.frame().now_or_never().is_none());
-        out.send_answer(sse_event(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#).answering());
+        out.send_answer(sse_event(ANSWER).answering());
         let data = body.frame().await.unwrap().unwrap().into_data().unwrap();
         assert!(data.ends_with(b"\"result\":{}}\n\n"));
         assert!(body.frame().await.is_none());
