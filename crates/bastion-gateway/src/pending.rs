@@ -26,6 +26,11 @@ pub(crate) struct HostRequest {
     /// Bastion's own request (a `tools/list` of its own, see `relay::own_list`): its
     /// answer, error or timeout goes to the waiting task, never to the host.
     pub(crate) own: bool,
+    /// The host cancelled it (`notifications/cancelled`, forwarded to the server): a
+    /// late answer is still routed, but no answer is due any more (MCP 2025-11-25
+    /// "Cancellation"), so its deadline, the server's exit or the host leaving drop it
+    /// quietly: no error to the host, no second cancellation to the server.
+    pub(crate) cancelled: bool,
 }
 
 /// What a host request carries besides its method and id (see [`HostRequest`]).
@@ -84,16 +89,18 @@ impl Pending {
                 frame: extra.frame,
                 requirement: extra.requirement,
                 own: extra.own,
+                cancelled: false,
             },
         );
         self.next_deadline()
     }
 
-    /// Lets go of the frame kept for pending host request `id` (the host cancelled it:
-    /// no -32042 answer will need its digest).
-    pub(crate) fn forget_frame(&mut self, id: &Id) {
+    /// Marks pending host request `id` cancelled by the host ([`HostRequest::cancelled`])
+    /// and lets go of the frame kept for it (no -32042 answer will need its digest).
+    pub(crate) fn cancel_host(&mut self, id: &Id) {
         if let Some(req) = self.host.get_mut(id) {
             req.frame = None;
+            req.cancelled = true;
         }
     }
 
@@ -174,11 +181,11 @@ mod tests {
             Instant::now(),
             extra,
         );
-        p.forget_frame(&id);
-        p.forget_frame(&Id::Int(8));
+        p.cancel_host(&id);
+        p.cancel_host(&Id::Int(8));
         let req = p
             .take_host(&id)
             .expect("still pending: the answer is still routed");
-        assert!(req.frame.is_none());
+        assert!(req.frame.is_none() && req.cancelled);
     }
 }

@@ -42,6 +42,18 @@ pub(super) struct HeldCall {
     pub(super) shown: Option<String>,
 }
 
+impl HeldCall {
+    /// A `gateway` audit event about this call (method `tools/call`, its tool, id and
+    /// the frame's size in bytes) with `verdict` and `reason`.
+    pub(super) fn event(&self, verdict: Verdict, reason: &str) -> Ev {
+        Ev::new("gateway", "request", verdict, self.frame.len())
+            .method("tools/call")
+            .target(audit_target("tools/call", self.shown.as_deref()).as_deref())
+            .id(&self.raw_id)
+            .reason(reason)
+    }
+}
+
 /// How the answer came about, for the decision record.
 pub(super) struct Outcome {
     pub(super) approved: bool,
@@ -96,7 +108,9 @@ impl Relay {
         // it for that round and its `inputResponses`. Same tool, same arguments: no second
         // question (the server gets its own `requestState` back).
         if retry.is_none() && self.approved_round(&mut held) {
-            self.release(&held.id);
+            if self.withdrawn(&held).await {
+                return;
+            }
             // Withheld since the approval (its pin revoked by `mcp-bastion pins`, or
             // waiting for review): the approval no longer covers it.
             let name = held
@@ -107,11 +121,7 @@ impl Relay {
             if self.refused_as_withheld(&held, name).await {
                 return;
             }
-            let ev = Ev::new("gateway", "request", Verdict::Allow, held.frame.len())
-                .method("tools/call")
-                .target(audit_target("tools/call", held.shown.as_deref()).as_deref())
-                .id(&held.raw_id)
-                .reason("confirmation_earlier_round");
+            let ev = held.event(Verdict::Allow, "confirmation_earlier_round");
             self.audit.record(ev.0).await;
             self.forward_held(held).await;
             return;
@@ -122,7 +132,9 @@ impl Relay {
         let call = match ToolCall::from_params(&held.params) {
             Ok(c) => c,
             Err(e) => {
-                self.release(&held.id);
+                if self.withdrawn(&held).await {
+                    return;
+                }
                 let message = format!("Invalid params: {e}");
                 self.answer_host(
                     Some(&held.raw_id),
@@ -189,8 +201,10 @@ impl Relay {
         if decision.action == Action::Allow && !via_grant && retry.is_none() {
             // The policy lets it run: no view, no digest, no extra records (the exchange
             // itself is audited with its answer). Keeps allowed calls at relay speed.
+            if self.withdrawn(&held).await {
+                return;
+            }
             self.remember_call(call);
-            self.release(&held.id);
             self.forward_held(held).await;
             return;
         }
@@ -203,7 +217,9 @@ impl Relay {
         ) {
             Ok(r) => r,
             Err(e) => {
-                self.release(&held.id);
+                if self.withdrawn(&held).await {
+                    return;
+                }
                 let message = format!("mcp-bastion cannot show this call for confirmation: {e}");
                 self.refuse_held_recorded(&held, &message, "approval_denied")
                     .await;
@@ -409,8 +425,11 @@ impl Relay {
             outcome = Outcome::denied(outcome.channel, "cancelled_by_host");
         }
         if outcome.approved {
+            // A cancellation that came after the check above still wins.
+            if self.withdrawn(&held).await {
+                return;
+            }
             self.remember_call(call.clone());
-            self.release(&held.id);
             self.forward_held(held).await;
             return;
         }
@@ -485,7 +504,9 @@ impl Relay {
         let Some(why) = withheld else {
             return false;
         };
-        self.release(&held.id);
+        if self.withdrawn(held).await {
+            return true;
+        }
         let message = format!(
             "mcp-bastion withheld tool {name:?} of server {:?} ({why}); run `mcp-bastion audit --server {}` to see why",
             self.name, self.name
@@ -497,12 +518,9 @@ impl Relay {
     /// [`Relay::refuse_held`] after recording a `gateway` audit event (verdict `block`)
     /// with the same `reason`, for refusals no decision event records.
     pub(super) async fn refuse_held_recorded(&self, held: &HeldCall, message: &str, reason: &str) {
-        let ev = Ev::new("gateway", "request", Verdict::Block, held.frame.len())
-            .method("tools/call")
-            .target(audit_target("tools/call", held.shown.as_deref()).as_deref())
-            .id(&held.raw_id)
-            .reason(reason);
-        self.audit.record(ev.0).await;
+        self.audit
+            .record(held.event(Verdict::Block, reason).0)
+            .await;
         self.refuse_held(held, message, reason).await;
     }
 
@@ -543,6 +561,19 @@ impl Relay {
         Some(hash)
     }
 
+    /// Ends the hold of `held` ([`Relay::release`]) and returns `true` when the host
+    /// cancelled the call meanwhile: it is then dropped, never sent to the server and
+    /// never answered, and the audit records a `gateway` event (verdict `block`, reason
+    /// `cancelled_by_host`, the frame's size). The caller must return at once on `true`.
+    pub(super) async fn withdrawn(&self, held: &HeldCall) -> bool {
+        if !self.release(&held.id) {
+            return false;
+        }
+        let ev = held.event(Verdict::Block, "cancelled_by_host");
+        self.audit.record(ev.0).await;
+        true
+    }
+
     /// Forwards a held call as it came (registered as pending at the server).
     pub(super) async fn forward_held(&self, held: HeldCall) {
         self.forward_request(
@@ -575,7 +606,10 @@ impl Relay {
     }
 
     /// Ends the hold of `id`; `true` when the host cancelled it meanwhile (then nothing
-    /// may be sent for it, to the server or the host).
+    /// may be sent for it, to the server or the host: MCP 2025-11-25 "Cancellation").
+    /// Every path that ends a hold must act on the answer; [`Relay::withdrawn`] does and
+    /// records it.
+    #[must_use]
     pub(super) fn release(&self, id: &Id) -> bool {
         let mut st = self.state();
         st.held.remove(id);

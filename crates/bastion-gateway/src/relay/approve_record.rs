@@ -3,8 +3,8 @@
 //! (action, tier, reasons, channel, answer, latency, digest; argument values only with
 //! `[audit] log_arguments`, redacted).
 
+use super::Relay;
 use super::approve::{HeldCall, Outcome, identity_text};
-use super::{Ev, Relay, audit_target};
 use crate::confirm::ConfirmSetup;
 use bastion_core::confirm::{ConfirmationRequest, Decision, ToolCall, redact_arguments};
 use bastion_core::finding::Verdict;
@@ -63,13 +63,10 @@ impl Relay {
         } else {
             Verdict::Block
         };
-        let mut ev = Ev::new("gateway", "request", verdict, held.frame.len())
-            .method("tools/call")
-            .target(audit_target("tools/call", held.shown.as_deref()).as_deref())
-            .id(&held.raw_id)
-            .reason(
-                &refused.map_or_else(|| format!("confirmation_{}", outcome.answer), str::to_owned),
-            );
+        let mut ev = held.event(
+            verdict,
+            &refused.map_or_else(|| format!("confirmation_{}", outcome.answer), str::to_owned),
+        );
         for f in &decision.reasons {
             ev = ev.code(f.code);
         }

@@ -54,6 +54,9 @@ impl Relay {
         held: HeldCall,
         request: &ConfirmationRequest,
     ) {
+        if self.withdrawn(&held).await {
+            return;
+        }
         let n = self.own_seq.fetch_add(1, Ordering::Relaxed);
         let pending = format!("{OWN_ID_PREFIX}{:x}-{n}", self.own_nonce);
         let expires = crate::now_ms().unsigned_abs() + setup.policy.confirmation().timeout_ms;
@@ -77,7 +80,6 @@ impl Relay {
             full
         };
         if full {
-            self.release(&held.id);
             self.refuse_held_recorded(
                 &held,
                 "mcp-bastion refused the call: too many confirmations are waiting for an answer",
@@ -86,7 +88,6 @@ impl Relay {
             .await;
             return;
         }
-        self.release(&held.id);
         let result = json!({
             "resultType": "input_required",
             "inputRequests": {INPUT_KEY: {"method": "elicitation/create", "params": request.elicitation_params()}},

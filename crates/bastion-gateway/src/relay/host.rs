@@ -504,9 +504,10 @@ impl Relay {
                 if was_held {
                     st.cancelled.insert(held);
                 } else {
-                    // Forwarded: the server may still answer, but the frame kept for it
-                    // (up to `max_host_frame_bytes`) is no longer needed.
-                    st.pending.forget_frame(&held);
+                    // Forwarded: the server may still answer (routed as usual), but no
+                    // answer is due from Bastion any more, and the frame kept for it (up
+                    // to `max_host_frame_bytes`) is no longer needed.
+                    st.pending.cancel_host(&held);
                 }
                 was_held
             };

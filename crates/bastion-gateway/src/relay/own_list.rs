@@ -123,13 +123,12 @@ impl Relay {
                 return false;
             }
         }
-        self.release(&held.id);
-        let ev = Ev::new("gateway", "request", Verdict::Block, held.frame.len())
-            .method("tools/call")
-            .target(held.shown.as_deref())
-            .id(&held.raw_id)
-            .reason(TOOL_NOT_LISTED);
-        self.audit.record(ev.0).await;
+        if self.withdrawn(held).await {
+            return true;
+        }
+        self.audit
+            .record(held.event(Verdict::Block, TOOL_NOT_LISTED).0)
+            .await;
         let message = format!(
             "Tool {name:?} is not among the tools server {:?} lists; mcp-bastion does not forward calls of unlisted tools",
             self.name

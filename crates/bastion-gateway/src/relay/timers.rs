@@ -44,6 +44,11 @@ impl Relay {
     async fn time_out(&self, mut req: HeldAnswer) {
         #[cfg(feature = "failpoints")]
         fail::fail_point!("relay::time_out");
+        if req.cancelled {
+            // The host withdrew it and the server was told: nothing is due to either.
+            req.paid();
+            return;
+        }
         let ms = self.limits.timeout_for(&req.method);
         let message = format!(
             "The server did not answer {} within {ms} ms; mcp-bastion cancelled the request",
@@ -76,7 +81,7 @@ impl Relay {
             .state()
             .pending
             .host_requests()
-            .filter(|r| r.method != "initialize")
+            .filter(|r| r.method != "initialize" && !r.cancelled)
             .map(|r| r.raw_id.clone())
             .collect();
         ids.into_iter()
@@ -92,7 +97,7 @@ impl Relay {
     /// Answers every pending host request with `upstream_exited` (the server is gone).
     pub(crate) async fn fail_all_pending(&self) {
         let all = self.state().pending.drain_host();
-        for req in all {
+        for req in all.into_iter().filter(|r| !r.cancelled) {
             let message = format!("The server exited before answering {}", req.method);
             self.fail_request(
                 &req,

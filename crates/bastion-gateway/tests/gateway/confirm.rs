@@ -1029,3 +1029,57 @@ async fn unlisted_tools_are_listed_by_bastion_first_and_cancelled_calls_never_ru
     );
     host.finish().await;
 }
+
+/// A call held while Bastion lists the server's tools itself, which the host cancels
+/// before that listing ends, is dropped on every path out of the hold: a tool the rule
+/// lets run, a tool the server does not list, a withheld tool. None reaches the server,
+/// none is answered, and the audit records each as `cancelled_by_host`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_cancelled_during_bastions_own_listing_never_run_on_any_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open("sqlite::memory:").await.unwrap();
+    let allow_all = json!({"servers": {"c": {"tools": {"*": {"action": "allow"}}}}});
+    let variant = dir.path().join("variant");
+    std::fs::write(&variant, "hidden slowlist").unwrap();
+    let mut host =
+        TestHost::start(&store, policy(&allow_all), confirm_server(&variant), true).await;
+    // The server takes 1 s to answer Bastion's own tools/list; each call and its
+    // cancellation arrive well within it.
+    for (id, tool) in [(91, "read_file"), (92, "ghost"), (93, "notes")] {
+        host.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": tool, "arguments": {"path": "/etc/hosts"}}}))
+            .await;
+        host.send(
+            &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": id, "reason": "the user gave up"}}),
+        )
+        .await;
+    }
+    let received = host.received().await;
+    assert!(received.is_empty(), "a cancelled call ran: {received:?}");
+    let stray = tokio::time::timeout(Duration::from_millis(500), host.recv()).await;
+    assert!(stray.is_err(), "a cancelled call was answered: {stray:?}");
+    // The session goes on: the same tool runs when not cancelled.
+    let r = host
+        .call("read_file", json!({"path": "/etc/hosts"}), Answer::Decline)
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "read /etc/hosts", "{r}");
+    host.finish().await;
+    let events = store
+        .audit_events(&bastion_store::AuditQuery::default())
+        .await
+        .unwrap();
+    let mut dropped: Vec<&str> = events
+        .iter()
+        .filter(|e| e.reason.as_deref() == Some("cancelled_by_host"))
+        .map(|e| {
+            assert_eq!(
+                (e.direction.as_str(), e.verdict.as_str()),
+                ("gateway", "block")
+            );
+            e.tool.as_deref().unwrap_or_default()
+        })
+        .collect();
+    dropped.sort_unstable();
+    assert_eq!(dropped, ["ghost", "notes", "read_file"]);
+}

@@ -416,3 +416,49 @@ async fn a_locked_audit_store_fails_tool_calls_closed_until_writable() {
     assert_eq!(ok["result"]["content"][0]["text"], "probe", "{ok}");
     h.finish().await;
 }
+
+/// A forwarded request the host cancels is owed nothing: when its deadline passes the
+/// host gets no `request_timeout` for it and the server no second
+/// `notifications/cancelled`, nor a third when the host leaves; an uncancelled request
+/// beside it times out as usual.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_the_host_cancelled_is_neither_answered_nor_cancelled_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("fault.log");
+    let limits = Limits {
+        tool_call_timeout_ms: 300,
+        ..Limits::default()
+    };
+    let mut h = Host::start(
+        fault_server(&[format!("FAULT_LOG={}", log.display())]),
+        limits,
+    )
+    .await;
+    init(&mut h).await;
+    h.send_raw(&call_frame(40, "slow")).await;
+    h.send_raw(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": 40, "reason": "the user gave up"}})
+        .to_string(),
+    )
+    .await;
+    h.send_raw(&call_frame(41, "slow")).await;
+    // 41's deadline comes after 40's: once 41 is answered, 40's has passed too.
+    let got = answers(&mut h, &[41], Duration::from_secs(10)).await;
+    assert_eq!(reason(&got[0].1), "request_timeout", "{:?}", got[0].1);
+    let ping = h.request("ping", json!({})).await;
+    assert!(
+        ping.get("result").is_some(),
+        "no answer to 40 came first: {ping}"
+    );
+    h.finish().await;
+    let seen = std::fs::read_to_string(&log).unwrap();
+    let mut cancelled: Vec<i64> = seen
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|m| m["method"] == "notifications/cancelled")
+        .filter_map(|m| m["params"]["requestId"].as_i64())
+        .collect();
+    cancelled.sort_unstable();
+    assert_eq!(cancelled, [40, 41], "{seen}");
+}

@@ -21,7 +21,8 @@ burst_count       answers with the number of answers to those requests received 
 
 tools/list answers FAULT_TOOLS (default 3) tools named t00000, t00001, ... in reverse
 order, then the eight tools above; with FAULT_SCHEMA_DEPTH set, one more tool "deep" whose inputSchema nests that
-many "properties" levels.
+many "properties" levels. With FAULT_LIST_DELAY_MS set, each tools/list is answered
+that many ms late.
 
 Every notification the server receives, and every answer to a burst_reserved request
 (either prefix),
@@ -38,6 +39,7 @@ TOOLS = int(os.environ.get("FAULT_TOOLS", "3"))
 DEPTH = int(os.environ.get("FAULT_SCHEMA_DEPTH", "0"))
 DRIBBLE = int(os.environ.get("FAULT_DRIBBLE_MS", "200")) / 1000.0
 HUGE = int(os.environ.get("FAULT_HUGE_BYTES", str(64 * 1024 * 1024)))
+LIST_DELAY = int(os.environ.get("FAULT_LIST_DELAY_MS", "0")) / 1000.0
 out = sys.stdout.buffer
 # The id prefixes of burst_reserved's requests: Bastion's reserved one, and one it passes on.
 BURST_PREFIXES = ("mcp-bastion-burst-", "host-ask-")
@@ -144,6 +146,7 @@ def main():
                 "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
                 "serverInfo": {"name": "fault", "version": "1"}}})
         elif method == "tools/list":
+            time.sleep(LIST_DELAY)
             text = json.dumps({"jsonrpc": "2.0", "id": rid, "result": {"tools": tools()}},
                               separators=(",", ":"))
             if DEPTH:

@@ -699,13 +699,16 @@ fn a_request_whose_client_left_is_cancelled_in_the_relay() {
         &store,
         "fault",
         &tail,
-        &[("FAULT_LOG", log.to_str().unwrap())],
+        &[
+            ("FAULT_LOG", log.to_str().unwrap()),
+            ("FAULT_LIST_DELAY_MS", "1000"),
+        ],
     );
     let mut host = HttpSession::open(&served);
     host.request("tools/list", &json!({}));
-    // A call the server never answers, on a connection the client closes.
-    let sid = host.sid.clone();
-    let abandon = |id: i64| {
+    // A call the server never answers, on a connection the client closes `linger` ms
+    // after sending it.
+    let abandon = |sid: &str, id: i64, linger: u64| {
         let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
                           "params": {"name": "slow", "arguments": {}}})
         .to_string();
@@ -718,7 +721,7 @@ fn a_request_whose_client_left_is_cancelled_in_the_relay() {
         );
         let mut client = TcpStream::connect(&served.addr).unwrap();
         client.write_all(head.as_bytes()).unwrap();
-        std::thread::sleep(Duration::from_millis(500));
+        std::thread::sleep(Duration::from_millis(linger));
         drop(client);
         std::thread::sleep(Duration::from_millis(200));
     };
@@ -738,7 +741,7 @@ fn a_request_whose_client_left_is_cancelled_in_the_relay() {
     // The server is told as soon as the stream is gone, long before the call's 120 s
     // deadline, without waiting for another request of the session (a host that left
     // may never send one).
-    abandon(7);
+    abandon(&host.sid, 7, 500);
     assert!(
         cancelled(7),
         "{}",
@@ -746,10 +749,28 @@ fn a_request_whose_client_left_is_cancelled_in_the_relay() {
     );
     // The session goes on, and a second abandoned call is cancelled the same way.
     host.request("tools/list", &json!({}));
-    abandon(8);
+    abandon(&host.sid, 8, 500);
     assert!(
         cancelled(8),
         "{}",
+        std::fs::read_to_string(&log).unwrap_or_default()
+    );
+    // A client that closes right after sending, on a session that never listed: the
+    // call is held while Bastion lists the tools itself (1 s here), and the
+    // cancellation that comes meanwhile drops it; it must never run uncancelled.
+    let fresh = HttpSession::open(&served);
+    abandon(&fresh.sid, 9, 0);
+    // Checked before the listener stops (stopping cancels whatever is still pending).
+    let db = dir.path().join("bastion.db");
+    let dropped = || {
+        std::thread::sleep(Duration::from_millis(100));
+        json_lines(&["--json", "audit", "--limit", "1000"], &db)
+            .iter()
+            .any(|e| e["reason"] == "cancelled_by_host" && e["tool"] == "slow")
+    };
+    assert!(
+        (0..60).any(|_| dropped()) || cancelled(9),
+        "call 9 ran and was never cancelled: {}",
         std::fs::read_to_string(&log).unwrap_or_default()
     );
     let (code, err) = served.stop();
