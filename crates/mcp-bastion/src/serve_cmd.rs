@@ -149,7 +149,7 @@ pub(crate) fn run(
             scfg.policy.endpoint(),
             token_path.display()
         );
-        serve(listener, scfg, sink).await.map_err(internal)?;
+        serve(listener, scfg, sink).await;
         let _ = tokio::time::timeout(std::time::Duration::from_secs(5), writer).await;
         store.close().await;
         Ok::<i32, Failure>(0)

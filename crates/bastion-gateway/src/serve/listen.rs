@@ -1,11 +1,13 @@
 //! The listener's accept loop: hyper's HTTP/1.1 per connection with a header read
 //! timeout, a cap on open connections (an idle one makes room for a new one),
-//! `TCP_NODELAY`, and a shutdown no slow client holds.
+//! `TCP_NODELAY`, and a bounded, graceful shutdown: requests in flight get their answers,
+//! then every connection closes.
 
 use axum::body::Body;
 use axum::http::{Request, Response};
 use std::collections::HashMap;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
@@ -38,9 +40,9 @@ struct Entry {
     close: Arc<Notify>,
 }
 
-/// The open connections, by number.
+/// The open connections, by number, and whether the listener is stopping.
 #[derive(Default)]
-struct Table(Mutex<HashMap<u64, Entry>>);
+struct Table(Mutex<HashMap<u64, Entry>>, AtomicBool);
 
 impl Table {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Entry>> {
@@ -78,6 +80,21 @@ impl Table {
             table: self.clone(),
             key,
         })
+    }
+
+    /// The listener stops: every connection is told to close (gracefully, as one chosen
+    /// to make room) and lets no new request through.
+    fn close_all(&self) {
+        self.1.store(true, Ordering::Release);
+        for e in self.lock().values_mut() {
+            e.closing = true;
+            e.close.notify_one();
+        }
+    }
+
+    /// `true` once [`Table::close_all`] ran.
+    fn stopping(&self) -> bool {
+        self.1.load(Ordering::Acquire)
     }
 
     /// `true` when connection `key` was chosen to make room and never had a request:
@@ -148,9 +165,15 @@ impl hyper::body::Body for Tracked {
     }
 }
 
-/// The answer to a request that arrived on a connection chosen to make room.
-fn make_room_refusal() -> Response<Body> {
-    let mut response = Response::new(Body::from("the listener is at its connection cap\n"));
+/// The answer (503, `Connection: close`) to a request that arrived on a connection
+/// chosen to make room, or while the listener stops (`stopping`).
+fn make_room_refusal(stopping: bool) -> Response<Body> {
+    let text = if stopping {
+        "the listener is shutting down\n"
+    } else {
+        "the listener is at its connection cap\n"
+    };
+    let mut response = Response::new(Body::from(text));
     *response.status_mut() = axum::http::StatusCode::SERVICE_UNAVAILABLE;
     response.headers_mut().insert(
         axum::http::header::CONNECTION,
@@ -165,13 +188,15 @@ fn make_room_refusal() -> Response<Body> {
 /// request first, dropped at once; else the one idle the longest, closed gracefully), so
 /// a client that opens connections and sends nothing, or keeps them between requests,
 /// cannot lock others out; when every connection has a request in flight (open event
-/// streams) the new one is closed at once. On shutdown every connection is dropped (a
-/// slow client cannot hold it).
+/// streams) the new one is closed at once. On SIGTERM or SIGINT it stops accepting, tells
+/// every connection to close gracefully (one with a request in flight finishes that
+/// response first) and returns them as [`Draining`], which the caller ends once the
+/// sessions have answered what was in flight.
 pub(super) async fn accept_loop(
     listener: tokio::net::TcpListener,
     app: axum::Router,
     max: usize,
-) -> std::io::Result<()> {
+) -> Draining {
     let permits = Arc::new(tokio::sync::Semaphore::new(max.max(1)));
     let table = Arc::new(Table::default());
     let mut connections = tokio::task::JoinSet::new();
@@ -242,7 +267,7 @@ pub(super) async fn accept_loop(
             },
         );
         let app = hyper_util::service::TowerToHyperService::new(app.clone());
-        let (requests, table) = (table.clone(), table.clone());
+        let (requests, table, table_now) = (table.clone(), table.clone(), table.clone());
         let service = hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
             let busy = requests.start_request(key);
             // A request on a connection chosen to make room is never dispatched (it came
@@ -250,9 +275,10 @@ pub(super) async fn accept_loop(
             let answered = busy
                 .is_some()
                 .then(|| hyper::service::Service::call(&app, req));
+            let stopping = table_now.stopping();
             async move {
                 let (Some(answered), Some(busy)) = (answered, busy) else {
-                    return Ok(make_room_refusal());
+                    return Ok(make_room_refusal(stopping));
                 };
                 answered.await.map(|r: Response<Body>| {
                     r.map(|inner| Body::new(Tracked { inner, _busy: busy }))
@@ -273,17 +299,40 @@ pub(super) async fn accept_loop(
                 // again). One that answered requests is closed gracefully: the end of
                 // its last response may still sit in hyper's buffer (hyper takes the
                 // body's last frame before writing it), and dropping it would cut the
-                // response short; hyper sends what it holds, then closes.
+                // response short; hyper sends what it holds, then closes. When the
+                // listener stops, a response in flight waits for its session's answer
+                // (the caller's deadline bounds it, `Draining::finish`).
                 () = close.notified() => {
                     if !registered.table.never_used(key) {
                         conn.as_mut().graceful_shutdown();
-                        let _ = tokio::time::timeout(GRACEFUL_CLOSE, conn).await;
+                        if registered.table.stopping() {
+                            let _ = conn.await;
+                        } else {
+                            let _ = tokio::time::timeout(GRACEFUL_CLOSE, conn).await;
+                        }
                     }
                 }
             }
             drop(permit);
         });
     }
-    connections.abort_all();
-    Ok(())
+    table.close_all();
+    drop(listener);
+    Draining(connections)
+}
+
+/// The connections still open when the listener stopped, each closing gracefully
+/// ([`accept_loop`]).
+pub(super) struct Draining(tokio::task::JoinSet<()>);
+
+impl Draining {
+    /// Waits until every connection has closed or `deadline` passed, then drops the
+    /// rest (a slow or stalled client cannot hold the shutdown).
+    pub(super) async fn finish(mut self, deadline: tokio::time::Instant) {
+        let _ = tokio::time::timeout_at(deadline, async {
+            while self.0.join_next().await.is_some() {}
+        })
+        .await;
+        self.0.abort_all();
+    }
 }

@@ -175,16 +175,13 @@ impl Shared {
     }
 }
 
-/// Serves `listener` until SIGTERM or SIGINT, then ends every session (their servers get
-/// the stop sequence of `wrap`).
-///
-/// # Errors
-/// [`crate::GatewayError::Io`] when the listener fails.
-pub async fn serve(
-    listener: tokio::net::TcpListener,
-    cfg: ServeConfig,
-    audit: AuditSink,
-) -> Result<(), crate::GatewayError> {
+/// Serves `listener` until SIGTERM or SIGINT, then stops accepting, ends every session
+/// (their servers get the stop sequence of `wrap`; requests still waiting are answered
+/// -32054 `upstream_exited` on their streams) and closes every connection once its
+/// response in flight is sent, within the relays' grace period plus 6 s. A failed
+/// `accept` (too many open files, ...) is reported on stderr and retried after 100 ms;
+/// nothing ends the listener but the signal.
+pub async fn serve(listener: tokio::net::TcpListener, cfg: ServeConfig, audit: AuditSink) {
     #[cfg(feature = "failpoints")]
     crate::wrap::set_failpoints();
     let shared = Arc::new(Shared {
@@ -204,7 +201,7 @@ pub async fn serve(
     let app = axum::Router::new()
         .fallback(handle)
         .with_state(shared.clone());
-    let served = accept_loop(listener, app, shared.cfg.max_connections).await;
+    let draining = accept_loop(listener, app, shared.cfg.max_connections).await;
     reaper.abort();
     // The ticker records what it holds and ends (awaited: aborting it could drop rows
     // it had taken out).
@@ -220,9 +217,13 @@ pub async fn serve(
     while sessions.iter().any(|s| !s.has_ended()) && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    // The answers the ended sessions gave their streams go out; then every connection
+    // is closed, sent or not.
+    draining
+        .finish((Instant::now() + Duration::from_secs(1)).into())
+        .await;
     // Refusals folded by requests that were still running when the ticker stopped.
     tally::flush_at_shutdown(&shared).await;
-    served.map_err(crate::GatewayError::Io)
 }
 
 impl ServeConfig {

@@ -683,6 +683,20 @@ fn requests_whose_answer_cannot_reach_them_do_not_keep_the_session() {
     assert_eq!(code, Some(0), "{err:?}");
 }
 
+/// A whole HTTP request (head and body) calling the fault server's `slow` tool, which
+/// never answers, with id `id` in session `sid`.
+fn slow_call(served: &Served, sid: &str, id: i64) -> String {
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                      "params": {"name": "slow", "arguments": {}}})
+    .to_string();
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: {sid}\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{body}",
+        served.addr,
+        served.token,
+        body.len()
+    )
+}
+
 #[test]
 fn a_request_whose_client_left_is_cancelled_in_the_relay() {
     let dir = tempfile::tempdir().unwrap();
@@ -709,18 +723,10 @@ fn a_request_whose_client_left_is_cancelled_in_the_relay() {
     // A call the server never answers, on a connection the client closes `linger` ms
     // after sending it.
     let abandon = |sid: &str, id: i64, linger: u64| {
-        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-                          "params": {"name": "slow", "arguments": {}}})
-        .to_string();
-        let head = format!(
-            "POST /mcp HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMcp-Session-Id: {}\r\nMCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{body}",
-            served.addr,
-            served.token,
-            sid,
-            body.len()
-        );
         let mut client = TcpStream::connect(&served.addr).unwrap();
-        client.write_all(head.as_bytes()).unwrap();
+        client
+            .write_all(slow_call(&served, sid, id).as_bytes())
+            .unwrap();
         std::thread::sleep(Duration::from_millis(linger));
         drop(client);
         std::thread::sleep(Duration::from_millis(200));
@@ -775,6 +781,59 @@ fn a_request_whose_client_left_is_cancelled_in_the_relay() {
     );
     let (code, err) = served.stop();
     assert_eq!(code, Some(0), "{err:?}");
+}
+
+/// SIGTERM while a call waits for the server: the call is answered on its stream with
+/// -32054 `upstream_exited` before the connection closes (not cut off without an HTTP
+/// response), an idle connection is closed, and the listener exits 0.
+#[test]
+fn a_request_in_flight_at_shutdown_is_answered_before_its_connection_closes() {
+    let dir = tempfile::tempdir().unwrap();
+    allow_tools_of(dir.path(), "fault");
+    let tail: Vec<String> = ["--", "python3"]
+        .into_iter()
+        .map(str::to_owned)
+        .chain([super::faults::fault_server().display().to_string()])
+        .collect();
+    let store = format!("sqlite://{}", dir.path().join("bastion.db").display());
+    let served = Served::start_with(dir.path(), &store, "fault", &tail, &[]);
+    let mut host = HttpSession::open(&served);
+    host.request("tools/list", &json!({}));
+    let read_all = |mut c: TcpStream| {
+        c.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        std::thread::spawn(move || {
+            let mut got = Vec::new();
+            let end = c.read_to_end(&mut got);
+            (
+                end.map_err(|e| e.kind()),
+                String::from_utf8_lossy(&got).into_owned(),
+            )
+        })
+    };
+    let mut call = TcpStream::connect(&served.addr).unwrap();
+    call.write_all(slow_call(&served, &host.sid, 5).as_bytes())
+        .unwrap();
+    let call = read_all(call);
+    let idle = read_all(TcpStream::connect(&served.addr).unwrap());
+    std::thread::sleep(Duration::from_millis(300));
+    let (code, err) = served.stop();
+    assert_eq!(code, Some(0), "{err:?}");
+    let (end, text) = call.join().unwrap();
+    assert_eq!(end, Ok(text.len()), "{text}");
+    assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+    let (answers, _) = messages(&text);
+    assert_eq!(answers.len(), 1, "{text}");
+    assert_eq!(answers[0]["id"], 5, "{text}");
+    assert_eq!(
+        answers[0]["error"]["data"]["reason"], "upstream_exited",
+        "{text}"
+    );
+    let (end, text) = idle.join().unwrap();
+    assert_eq!(
+        (end, text.as_str()),
+        (Ok(0), ""),
+        "the idle connection is closed"
+    );
 }
 
 #[test]
