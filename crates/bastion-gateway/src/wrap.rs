@@ -451,6 +451,17 @@ pub(crate) fn set_failpoints() {
     });
 }
 
+/// Test builds only (feature `failpoints`): waits the milliseconds fail point `name`
+/// carries (`name=return(MS)`) on the runtime's timer, so the gateway's other tasks go
+/// on meanwhile (the `fail` crate's own `sleep` and `delay` block the thread).
+#[cfg(feature = "failpoints")]
+pub(crate) async fn failpoint_delay(name: &str) {
+    let ms = fail::eval(name, |arg| arg.and_then(|a| a.trim().parse::<u64>().ok())).flatten();
+    if let Some(ms) = ms {
+        tokio::time::sleep(Duration::from_millis(ms)).await;
+    }
+}
+
 /// Reads the host's frames and hands each to the relay, behind the panic boundary
 /// ([`Relay::contain`]): a bug in a check refuses that one frame, and reading goes on.
 async fn read_host<R: AsyncRead + Unpin>(relay: &Arc<Relay>, mut reader: FrameReader<R>) {

@@ -108,9 +108,6 @@ impl Relay {
         // it for that round and its `inputResponses`. Same tool, same arguments: no second
         // question (the server gets its own `requestState` back).
         if retry.is_none() && self.approved_round(&mut held) {
-            if self.withdrawn(&held).await {
-                return;
-            }
             // Withheld since the approval (its pin revoked by `mcp-bastion pins`, or
             // waiting for review): the approval no longer covers it.
             let name = held
@@ -122,8 +119,9 @@ impl Relay {
                 return;
             }
             let ev = held.event(Verdict::Allow, "confirmation_earlier_round");
-            self.audit.record(ev.0).await;
-            self.forward_held(held).await;
+            if self.forward_held(held).await {
+                self.audit.record(ev.0).await;
+            }
             return;
         }
         if retry.is_none() {
@@ -201,11 +199,9 @@ impl Relay {
         if decision.action == Action::Allow && !via_grant && retry.is_none() {
             // The policy lets it run: no view, no digest, no extra records (the exchange
             // itself is audited with its answer). Keeps allowed calls at relay speed.
-            if self.withdrawn(&held).await {
-                return;
+            if self.forward_held(held).await {
+                self.remember_call(call);
             }
-            self.remember_call(call);
-            self.forward_held(held).await;
             return;
         }
         let request = match ConfirmationRequest::new(
@@ -426,11 +422,9 @@ impl Relay {
         }
         if outcome.approved {
             // A cancellation that came after the check above still wins.
-            if self.withdrawn(&held).await {
-                return;
+            if self.forward_held(held).await {
+                self.remember_call(call.clone());
             }
-            self.remember_call(call.clone());
-            self.forward_held(held).await;
             return;
         }
         if self.release(&held.id) {
@@ -574,8 +568,19 @@ impl Relay {
         true
     }
 
-    /// Forwards a held call as it came (registered as pending at the server).
-    pub(super) async fn forward_held(&self, held: HeldCall) {
+    /// Forwards a held call as it came (registered as pending at the server) unless the
+    /// host cancelled it ([`Relay::withdrawn`]); `true` when it was forwarded. The hold
+    /// ends only once the call is queued for the server: a cancellation that arrives
+    /// while it is being forwarded is kept by the hold, and the server gets it after the
+    /// call, never before it (a server ignores a cancellation of a request it has not
+    /// seen, then runs the request).
+    pub(super) async fn forward_held(&self, held: HeldCall) -> bool {
+        #[cfg(feature = "failpoints")]
+        crate::wrap::failpoint_delay("relay::forward_held").await;
+        if self.state().cancelled.contains(&held.id) {
+            return !self.withdrawn(&held).await;
+        }
+        let (id, raw_id) = (held.id.clone(), held.raw_id.clone());
         self.forward_request(
             held.frame,
             held.id,
@@ -588,6 +593,22 @@ impl Relay {
             },
         )
         .await;
+        if self.release(&id) {
+            let queued = {
+                let mut st = self.state();
+                st.pending.cancel_host(&id);
+                st.pending.host_contains(&id)
+            };
+            if queued {
+                let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                    "params": {"requestId": raw_id, "reason": "cancelled by the client"}});
+                let wait = Duration::from_millis(self.limits.request_timeout_ms);
+                let _ = self
+                    .forward_to_server(serde_json::to_vec(&cancel).unwrap_or_default(), wait)
+                    .await;
+            }
+        }
+        true
     }
 
     /// Adds a forwarded call to the session history (bounded, oldest dropped); takes the

@@ -24,10 +24,11 @@ order, then the eight tools above; with FAULT_SCHEMA_DEPTH set, one more tool "d
 many "properties" levels. With FAULT_LIST_DELAY_MS set, each tools/list is answered
 that many ms late.
 
-Every notification the server receives, and every answer to a burst_reserved request
-(either prefix),
-is appended, one JSON line each, to the file FAULT_LOG names (when set), and the server writes "pid <its pid>" there at start, so a
-test can see the notifications/cancelled it got and check that the process is gone.
+Every notification the server receives, every answer to a burst_reserved request (either
+prefix) and every call of `slow` (as {"method": "tools/call", "id": ...}) is appended,
+one JSON line each, to the file FAULT_LOG names (when set), and the server writes
+"pid <its pid>" there at start, so a test can see the calls that reached it, the
+notifications/cancelled it got and their order, and check that the process is gone.
 """
 import json
 import os
@@ -88,6 +89,7 @@ def call(rid, name, args):
     if name == "exit_now":
         os._exit(5)
     if name == "slow":
+        log(json.dumps({"method": "tools/call", "id": rid}))
         return
     if name == "dribble":
         text = json.dumps({"jsonrpc": "2.0", "id": rid,

@@ -50,6 +50,15 @@ impl Gateway {
     /// [`Gateway::start`] with the gateway started through `launcher` (a command that
     /// execs its arguments, e.g. one that sets a resource limit first).
     pub(super) fn start_under(launcher: &[String], db: &Path, log: &Path, config: &str) -> Self {
+        let mut g = Self::start_unlisted(launcher, db, log, config);
+        let list = g.request("tools/list", &json!({}));
+        assert!(list["result"]["tools"].is_array(), "{list}");
+        g
+    }
+
+    /// [`Gateway::start_under`] without the host's `tools/list`: Bastion lists the tools
+    /// itself on the first call.
+    fn start_unlisted(launcher: &[String], db: &Path, log: &Path, config: &str) -> Self {
         let home = db.parent().unwrap();
         allow_tools_of(home, "fault");
         let file = home.join("mcp-bastion/config.toml");
@@ -83,8 +92,6 @@ impl Gateway {
         let r = g.request("initialize", &json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}));
         assert_eq!(r["result"]["serverInfo"]["name"], "fault", "{r}");
         g.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        let list = g.request("tools/list", &json!({}));
-        assert!(list["result"]["tools"].is_array(), "{list}");
         g
     }
 
@@ -518,4 +525,45 @@ fn a_read_only_store_stops_wrap_before_the_server_starts() {
     // Nothing was lost or changed.
     assert_eq!(audit(&db).len(), events);
     assert_eq!(integrity(&db), "ok");
+}
+
+/// A call the host cancels while Bastion is about to forward it from a task of its own
+/// (here after listing the tools itself, and held 400 ms at that point by the test
+/// build's fail point `relay::forward_held`) never reaches the server ahead of its
+/// cancellation: it is dropped, or the server gets the cancellation after it. (Before:
+/// the hold ended first, so the cancellation went out alone, the server ignored it as
+/// naming no request, then ran the call.)
+#[test]
+fn a_call_cancelled_while_it_is_forwarded_never_runs_uncancelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, log) = (dir.path().join("b.db"), dir.path().join("fault.log"));
+    let launcher = [
+        "env".to_owned(),
+        "FAILPOINTS=relay::forward_held=return(400)".to_owned(),
+    ];
+    let mut g = Gateway::start_unlisted(&launcher, &db, &log, "");
+    g.send(&json!({"jsonrpc": "2.0", "id": 50, "method": "tools/call",
+                   "params": {"name": "slow", "arguments": {}}}));
+    std::thread::sleep(Duration::from_millis(100));
+    g.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                   "params": {"requestId": 50, "reason": "the user gave up"}}),
+    );
+    // Answered after call 50 was dropped or forwarded (the server reads in order).
+    let r = g.call("echo");
+    assert_eq!(r["result"]["content"][0]["text"], "echo", "{r}");
+    let seen = std::fs::read_to_string(&log).unwrap();
+    let about_50: Vec<String> = seen
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|m| m["id"] == 50 || m["params"]["requestId"] == 50)
+        .map(|m| m["method"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert!(
+        about_50.is_empty() || about_50 == ["tools/call", "notifications/cancelled"],
+        "the server saw, in order: {about_50:?}"
+    );
+    drop(g.stdin.take());
+    let (code, err) = g.wait(Duration::from_secs(15));
+    assert_eq!(code, Some(0), "{err:?}");
 }
