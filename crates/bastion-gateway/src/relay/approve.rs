@@ -199,9 +199,11 @@ impl Relay {
         if decision.action == Action::Allow && !via_grant && retry.is_none() {
             // The policy lets it run: no view, no digest, no extra records (the exchange
             // itself is audited with its answer). Keeps allowed calls at relay speed.
-            if self.forward_held(held).await {
-                self.remember_call(call);
-            }
+            // Remembered before it is forwarded, so a call decided meanwhile on another
+            // task sees it; if it is then withdrawn, the history holds one call more,
+            // which can only make later decisions ask.
+            self.remember_call(call);
+            self.forward_held(held).await;
             return;
         }
         let request = match ConfirmationRequest::new(
@@ -394,6 +396,12 @@ impl Relay {
             self.store_grant(setup, request, &call.name, outcome.channel)
                 .await;
         }
+        // The host withdrew the call while it was asked about: whatever the answer, it does
+        // not run, and the decision is recorded so (reason `cancelled_by_host`).
+        let cancelled = self.state().cancelled.contains(&held.id);
+        if cancelled {
+            outcome = Outcome::denied(outcome.channel, "cancelled_by_host");
+        }
         if outcome.approved && outcome.channel != "policy" {
             // The server may answer with its own `input_required`; the host's next round
             // of this same call is covered by this approval (see `approved_round`).
@@ -411,20 +419,19 @@ impl Relay {
                 );
             }
         }
-        let refused =
-            (!outcome.approved).then(|| self.refusal(request, call, decision, &outcome).0);
+        let refused = if cancelled {
+            Some("cancelled_by_host")
+        } else {
+            (!outcome.approved).then(|| self.refusal(request, call, decision, &outcome).0)
+        };
         self.record_decision(
             setup, &held, call, decision, request, &outcome, refused, latency_ms,
         )
         .await;
-        if self.state().cancelled.contains(&held.id) {
-            outcome = Outcome::denied(outcome.channel, "cancelled_by_host");
-        }
         if outcome.approved {
             // A cancellation that came after the check above still wins.
-            if self.forward_held(held).await {
-                self.remember_call(call.clone());
-            }
+            self.remember_call(call.clone());
+            self.forward_held(held).await;
             return;
         }
         if self.release(&held.id) {

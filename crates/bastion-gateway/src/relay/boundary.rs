@@ -298,10 +298,11 @@ impl Relay {
                 method,
                 registered,
             } => {
+                // A held call the host cancelled is owed nothing (MCP "Cancellation").
                 let owed = !registered || {
                     let mut st = self.state();
-                    st.cancelled.remove(&id);
-                    st.held.remove(&id)
+                    let cancelled = st.cancelled.remove(&id);
+                    st.held.remove(&id) && !cancelled
                 };
                 if owed {
                     self.refuse_host(&raw_id, &method).await;
@@ -310,7 +311,7 @@ impl Relay {
             Debt::HostAnswer(req) => {
                 if req.own {
                     self.own_page_failed(&req, REASON, 0).await;
-                } else {
+                } else if !req.cancelled {
                     self.refuse_host(&req.raw_id, &req.method).await;
                 }
             }

@@ -46,6 +46,8 @@ impl Relay {
         fail::fail_point!("relay::time_out");
         if req.cancelled {
             // The host withdrew it and the server was told: nothing is due to either.
+            // The audit still names the request that reached the server.
+            self.record_withdrawn(&req).await;
             req.paid();
             return;
         }
@@ -97,7 +99,11 @@ impl Relay {
     /// Answers every pending host request with `upstream_exited` (the server is gone).
     pub(crate) async fn fail_all_pending(&self) {
         let all = self.state().pending.drain_host();
-        for req in all.into_iter().filter(|r| !r.cancelled) {
+        for req in all {
+            if req.cancelled {
+                self.record_withdrawn(&req).await;
+                continue;
+            }
             let message = format!("The server exited before answering {}", req.method);
             self.fail_request(
                 &req,
@@ -108,6 +114,19 @@ impl Relay {
             )
             .await;
         }
+    }
+
+    /// Audits a forwarded request the host cancelled that goes without an answer (its
+    /// deadline passed, or the server exited): direction `gateway`, verdict `allow` (it
+    /// reached the server), reason `cancelled_by_host`, method, target and id. A request
+    /// whose answer still came is audited with that answer instead.
+    async fn record_withdrawn(&self, req: &HostRequest) {
+        let ev = Ev::new("gateway", "request", Verdict::Allow, 0)
+            .method(&req.method)
+            .target(req.target.as_deref())
+            .id(&req.raw_id)
+            .reason("cancelled_by_host");
+        self.audit.record(ev.0).await;
     }
 
     /// Audits a host request the gateway answers itself and sends the host the error.

@@ -529,7 +529,20 @@ async fn post(
                     request(shared, &session, id.clone(), &frame, map.get("id")).await
                 }
                 _ => match session.send(&frame).await {
-                    Ok(()) => empty(StatusCode::ACCEPTED),
+                    Ok(()) => {
+                        // The host withdrew one of its requests: no answer is due (MCP
+                        // 2025-11-25 "Cancellation"), so its stream ends now instead of
+                        // waiting for an answer that will not come.
+                        if matches!(kind, Kind::Notification { method } if method == "notifications/cancelled")
+                            && let Some(id) = map
+                                .get("params")
+                                .and_then(|p| p.get("requestId"))
+                                .and_then(Id::from_value)
+                        {
+                            session.end_stream(&id);
+                        }
+                        empty(StatusCode::ACCEPTED)
+                    }
                     Err(_) => unknown_session(true),
                 },
             }

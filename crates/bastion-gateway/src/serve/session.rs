@@ -335,6 +335,14 @@ impl Session {
         }
     }
 
+    /// Ends the `POST` stream of request `id` without an answer (its host cancelled it):
+    /// the relay answers nothing for a cancelled request, and the stream would otherwise
+    /// stay open, holding the id, the session and the connection.
+    pub(super) fn end_stream(&self, id: &Id) {
+        let waiter = self.routes().waiters.remove(id);
+        drop(waiter);
+    }
+
     /// `true` once the relay has ended.
     pub(super) fn has_ended(&self) -> bool {
         self.routes().ended

@@ -1083,3 +1083,45 @@ async fn calls_cancelled_during_bastions_own_listing_never_run_on_any_path() {
     dropped.sort_unstable();
     assert_eq!(dropped, ["ghost", "notes", "read_file"]);
 }
+
+/// A call the host cancels while its approval form is open, then approves: it does not
+/// run, gets no answer, and the audit says `cancelled_by_host`, never `allow`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_cancelled_while_asked_about_is_audited_as_cancelled_even_if_approved() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open("sqlite::memory:").await.unwrap();
+    let variant = dir.path().join("variant");
+    let mut host =
+        TestHost::start(&store, policy(&json!({})), confirm_server(&variant), true).await;
+    let list = host.request("tools/list", json!({}), Answer::Nothing).await;
+    assert!(list["result"]["tools"].is_array(), "{list}");
+    host.send(&json!({"jsonrpc": "2.0", "id": 500, "method": "tools/call",
+        "params": {"name": "write_file", "arguments": {"path": "/tmp/x", "content": "y"}}}))
+        .await;
+    let form = host.recv().await;
+    assert_eq!(form["method"], "elicitation/create", "{form}");
+    host.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 500, "reason": "gave up"}}),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    host.send(&json!({"jsonrpc": "2.0", "id": form["id"],
+        "result": {"action": "accept", "content": {"approve": true}}}))
+        .await;
+    let stray = tokio::time::timeout(Duration::from_millis(500), host.recv()).await;
+    assert!(stray.is_err(), "the cancelled call was answered: {stray:?}");
+    let received = host.received().await;
+    assert!(received.is_empty(), "the cancelled call ran: {received:?}");
+    host.finish().await;
+    let events = store
+        .audit_events(&bastion_store::AuditQuery::default())
+        .await
+        .unwrap();
+    let rows: Vec<(&str, &str)> = events
+        .iter()
+        .filter(|e| e.request_id.as_deref() == Some("500"))
+        .map(|e| (e.verdict.as_str(), e.reason.as_deref().unwrap_or_default()))
+        .collect();
+    assert_eq!(rows, [("block", "cancelled_by_host")]);
+}

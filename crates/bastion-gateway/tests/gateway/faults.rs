@@ -420,7 +420,7 @@ async fn a_locked_audit_store_fails_tool_calls_closed_until_writable() {
 /// A forwarded request the host cancels is owed nothing: when its deadline passes the
 /// host gets no `request_timeout` for it and the server no second
 /// `notifications/cancelled`, nor a third when the host leaves; an uncancelled request
-/// beside it times out as usual.
+/// beside it times out as usual. The audit still names it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_request_the_host_cancelled_is_neither_answered_nor_cancelled_again() {
     let dir = tempfile::tempdir().unwrap();
@@ -451,7 +451,7 @@ async fn a_request_the_host_cancelled_is_neither_answered_nor_cancelled_again() 
         ping.get("result").is_some(),
         "no answer to 40 came first: {ping}"
     );
-    h.finish().await;
+    let (_, store) = h.finish().await;
     let seen = std::fs::read_to_string(&log).unwrap();
     let mut cancelled: Vec<i64> = seen
         .lines()
@@ -461,4 +461,25 @@ async fn a_request_the_host_cancelled_is_neither_answered_nor_cancelled_again() 
         .collect();
     cancelled.sort_unstable();
     assert_eq!(cancelled, [40, 41], "{seen}");
+    // The audit still names 40, which reached the server: verdict `allow`, reason
+    // `cancelled_by_host`.
+    let events = store.audit_events(&AuditQuery::default()).await.unwrap();
+    let rows = |id: &str| -> Vec<(String, String, String)> {
+        events
+            .iter()
+            .filter(|e| e.request_id.as_deref() == Some(id))
+            .map(|e| {
+                let reason = e.reason.clone().unwrap_or_default();
+                (
+                    e.tool.clone().unwrap_or_default(),
+                    e.verdict.clone(),
+                    reason,
+                )
+            })
+            .collect()
+    };
+    let row =
+        |verdict: &str, reason: &str| ("slow".to_owned(), verdict.to_owned(), reason.to_owned());
+    assert_eq!(rows("40"), [row("allow", "cancelled_by_host")]);
+    assert_eq!(rows("41"), [row("block", "request_timeout")]);
 }

@@ -683,6 +683,38 @@ fn requests_whose_answer_cannot_reach_them_do_not_keep_the_session() {
     assert_eq!(code, Some(0), "{err:?}");
 }
 
+/// `serve` of the fault server (its tools allowed, `config` put first in the config
+/// file).
+fn serve_fault_server(dir: &Path, config: &str) -> Served {
+    allow_tools_of(dir, "fault");
+    let file = dir.join("mcp-bastion/config.toml");
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, format!("{config}\n{text}")).unwrap();
+    let tail: Vec<String> = ["--", "python3"]
+        .into_iter()
+        .map(str::to_owned)
+        .chain([super::faults::fault_server().display().to_string()])
+        .collect();
+    let store = format!("sqlite://{}", dir.join("bastion.db").display());
+    Served::start_with(dir, &store, "fault", &tail, &[])
+}
+
+/// Reads `c` to its end (at most 20 s) on a thread of its own: how the read ended (the
+/// byte count, or the error's kind) and what came.
+fn read_all(
+    mut c: TcpStream,
+) -> std::thread::JoinHandle<(Result<usize, std::io::ErrorKind>, String)> {
+    c.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    std::thread::spawn(move || {
+        let mut got = Vec::new();
+        let end = c.read_to_end(&mut got);
+        (
+            end.map_err(|e| e.kind()),
+            String::from_utf8_lossy(&got).into_owned(),
+        )
+    })
+}
+
 /// A whole HTTP request (head and body) calling the fault server's `slow` tool, which
 /// never answers, with id `id` in session `sid`.
 fn slow_call(served: &Served, sid: &str, id: i64) -> String {
@@ -789,27 +821,9 @@ fn a_request_whose_client_left_is_cancelled_in_the_relay() {
 #[test]
 fn a_request_in_flight_at_shutdown_is_answered_before_its_connection_closes() {
     let dir = tempfile::tempdir().unwrap();
-    allow_tools_of(dir.path(), "fault");
-    let tail: Vec<String> = ["--", "python3"]
-        .into_iter()
-        .map(str::to_owned)
-        .chain([super::faults::fault_server().display().to_string()])
-        .collect();
-    let store = format!("sqlite://{}", dir.path().join("bastion.db").display());
-    let served = Served::start_with(dir.path(), &store, "fault", &tail, &[]);
+    let served = serve_fault_server(dir.path(), "");
     let mut host = HttpSession::open(&served);
     host.request("tools/list", &json!({}));
-    let read_all = |mut c: TcpStream| {
-        c.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-        std::thread::spawn(move || {
-            let mut got = Vec::new();
-            let end = c.read_to_end(&mut got);
-            (
-                end.map_err(|e| e.kind()),
-                String::from_utf8_lossy(&got).into_owned(),
-            )
-        })
-    };
     let mut call = TcpStream::connect(&served.addr).unwrap();
     call.write_all(slow_call(&served, &host.sid, 5).as_bytes())
         .unwrap();
@@ -834,6 +848,47 @@ fn a_request_in_flight_at_shutdown_is_answered_before_its_connection_closes() {
         (Ok(0), ""),
         "the idle connection is closed"
     );
+}
+
+/// A host that cancels a call (`notifications/cancelled`, as the MCP SDKs do) and keeps
+/// reading its stream: the stream ends at once without an answer (none is due), while an
+/// uncancelled call beside it times out as usual. (Before: the cancelled call's stream
+/// stayed open, holding its id, its session and its connection.)
+#[test]
+fn a_cancelled_calls_stream_ends_without_an_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let served = serve_fault_server(
+        dir.path(),
+        "[limits]
+tool_call_timeout_ms = 1000
+",
+    );
+    let mut host = HttpSession::open(&served);
+    host.request("tools/list", &json!({}));
+    let mut c5 = TcpStream::connect(&served.addr).unwrap();
+    c5.write_all(slow_call(&served, &host.sid, 5).as_bytes())
+        .unwrap();
+    let mut c6 = TcpStream::connect(&served.addr).unwrap();
+    c6.write_all(slow_call(&served, &host.sid, 6).as_bytes())
+        .unwrap();
+    let (r5, r6) = (read_all(c5), read_all(c6));
+    std::thread::sleep(Duration::from_millis(200));
+    let (status, _) = host.post(
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"user gave up"}}"#,
+    );
+    assert_eq!(status, 202);
+    let (end5, text5) = r5.join().unwrap();
+    let (end6, text6) = r6.join().unwrap();
+    let (code, err) = served.stop();
+    assert_eq!(code, Some(0), "{err:?}");
+    assert_eq!(end5, Ok(text5.len()), "{text5}");
+    assert!(text5.ends_with("0\r\n\r\n"), "{text5}");
+    assert!(
+        messages(&text5).0.is_empty(),
+        "an answer to a cancelled call: {text5}"
+    );
+    assert_eq!(end6, Ok(text6.len()), "{text6}");
+    assert!(text6.contains("request_timeout"), "{text6}");
 }
 
 #[test]
