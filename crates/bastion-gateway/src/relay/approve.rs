@@ -600,19 +600,15 @@ impl Relay {
             },
         )
         .await;
-        if self.release(&id) {
-            let queued = {
-                let mut st = self.state();
-                st.pending.cancel_host(&id);
-                st.pending.host_contains(&id)
-            };
-            if queued {
-                let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-                    "params": {"requestId": raw_id, "reason": "cancelled by the client"}});
-                let wait = Duration::from_millis(self.limits.request_timeout_ms);
-                let _ = self
-                    .forward_to_server(serde_json::to_vec(&cancel).unwrap_or_default(), wait)
-                    .await;
+        if self.release(&id) && self.state().pending.host_contains(&id) {
+            let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": raw_id, "reason": "cancelled by the client"}});
+            let wait = Duration::from_millis(self.limits.request_timeout_ms);
+            let cancel = serde_json::to_vec(&cancel).unwrap_or_default();
+            // Marked only once the server has it coming: otherwise its deadline still
+            // cancels it there.
+            if self.forward_to_server(cancel, wait).await == crate::io::Sent::Queued {
+                self.state().pending.cancel_host(&id);
             }
         }
         true

@@ -448,11 +448,19 @@ impl Relay {
                 ),
             ),
         };
-        let taken = self.state().pending.take_host(&id);
+        let (taken, withdrawn) = {
+            let mut st = self.state();
+            // A held call the host cancelled while it waited for room (`forward_held`
+            // still holds it) is owed no answer.
+            (st.pending.take_host(&id), st.cancelled.contains(&id))
+        };
         if let Some(req) = taken.as_ref().filter(|_| own) {
             self.own_page_failed(req, reason, bytes).await;
         } else if taken.is_some() {
             self.audit.record(ev(Verdict::Block).reason(reason).0).await;
+            if withdrawn {
+                return;
+            }
             self.answer_host(
                 Some(&raw_id),
                 codes::UPSTREAM_UNAVAILABLE,
@@ -502,12 +510,7 @@ impl Relay {
                 let mut st = self.state();
                 let was_held = st.held.contains(&held);
                 if was_held {
-                    st.cancelled.insert(held);
-                } else {
-                    // Forwarded: the server may still answer (routed as usual), but no
-                    // answer is due from Bastion any more, and the frame kept for it (up
-                    // to `max_host_frame_bytes`) is no longer needed.
-                    st.pending.cancel_host(&held);
+                    st.cancelled.insert(held.clone());
                 }
                 was_held
             };
@@ -517,14 +520,35 @@ impl Relay {
                     .await;
                 return;
             }
+            self.audit.record(ev(Verdict::Allow).0).await;
+            // Forwarded: the server may still answer (routed as usual), but once it has
+            // the cancellation coming no answer is due from Bastion any more, and the
+            // frame kept for the request (up to `max_host_frame_bytes`) is not needed.
+            // A cancellation the server's full queue refused leaves the request as it
+            // was: its deadline still answers the host and cancels it there.
+            if self.forward_notification(frame, method).await {
+                self.state().pending.cancel_host(&held);
+            }
+            return;
         }
         self.audit.record(ev(Verdict::Allow).0).await;
+        self.forward_notification(frame, method).await;
+    }
+
+    /// Forwards a host notification (`method`) to the server, waiting up to
+    /// `request_timeout_ms` for room; `false` (audited `upstream_not_reading`) when it
+    /// could not be queued.
+    async fn forward_notification(&self, frame: Vec<u8>, method: &str) -> bool {
+        let bytes = frame.len();
         let wait = Duration::from_millis(self.limits.request_timeout_ms);
-        if self.forward_to_server(frame, wait).await != Sent::Queued {
-            self.audit
-                .record(ev(Verdict::Block).reason("upstream_not_reading").0)
-                .await;
+        if self.forward_to_server(frame, wait).await == Sent::Queued {
+            return true;
         }
+        let ev = Ev::new(H2S, "notification", Verdict::Block, bytes)
+            .method(method)
+            .reason("upstream_not_reading");
+        self.audit.record(ev.0).await;
+        false
     }
 
     /// The host answers a server request.
