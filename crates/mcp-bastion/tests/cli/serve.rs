@@ -566,10 +566,14 @@ fn slow_clients_time_out_and_cannot_hold_the_shutdown() {
         stopping.elapsed()
     );
     drop(holders);
+    // Cut off, or refused: 408 when its body timed out first, 503 when the listener was
+    // already stopping when its head was read.
     let mut answer = String::new();
     let _ = stalled.read_to_string(&mut answer);
     assert!(
-        answer.is_empty() || answer.starts_with("HTTP/1.1 408"),
+        answer.is_empty()
+            || answer.starts_with("HTTP/1.1 408")
+            || (answer.starts_with("HTTP/1.1 503") && answer.ends_with("shutting down\n")),
         "{answer}"
     );
 }
