@@ -119,6 +119,10 @@ struct Shared {
     next_id: std::sync::atomic::AtomicU64,
     /// The gate's refusals past the audit rate, folded per second.
     refusals: Mutex<tally::Tally>,
+    /// Set when the listener stops, before its sessions are ended: no session or
+    /// stateless relay starts after it (read under the lock that guards each, so one
+    /// started just before is among those ended).
+    stopping: std::sync::atomic::AtomicBool,
 }
 
 impl Shared {
@@ -135,12 +139,17 @@ impl Shared {
     }
 
     /// The shared stateless relay, started when absent or ended.
-    fn stateless_relay(&self) -> Arc<Session> {
+    /// The stateless relay, started when there is none (or it ended); `None` once the
+    /// listener is stopping.
+    fn stateless_relay(&self) -> Option<Arc<Session>> {
         let mut slot = self
             .stateless
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        match slot.as_ref() {
+        if self.stopping.load(std::sync::atomic::Ordering::Acquire) {
+            return None;
+        }
+        Some(match slot.as_ref() {
             Some(s) if !s.has_ended() => s.clone(),
             _ => {
                 let s = Session::start_shared(self.cfg.wrap.clone(), self.audit.clone());
@@ -151,7 +160,7 @@ impl Shared {
                 *slot = Some(s.clone());
                 s
             }
-        }
+        })
     }
 
     fn stateless_relay_take(&self) -> Option<Arc<Session>> {
@@ -191,6 +200,7 @@ pub async fn serve(listener: tokio::net::TcpListener, cfg: ServeConfig, audit: A
         stateless: Mutex::new(None),
         next_id: std::sync::atomic::AtomicU64::new(1),
         refusals: Mutex::new(tally::Tally::default()),
+        stopping: std::sync::atomic::AtomicBool::new(false),
     });
     let reaper = tokio::spawn(reap_idle(shared.clone()));
     let stop_folder = Arc::new(Notify::new());
@@ -207,6 +217,11 @@ pub async fn serve(listener: tokio::net::TcpListener, cfg: ServeConfig, audit: A
     // it had taken out).
     stop_folder.notify_one();
     drop(folder.await);
+    // Connections still draining may be handling an `initialize` or a first stateless
+    // request: from here on, neither starts anything.
+    shared
+        .stopping
+        .store(true, std::sync::atomic::Ordering::Release);
     let mut sessions: Vec<Arc<Session>> = shared.sessions().drain().map(|(_, s)| s).collect();
     sessions.extend(shared.stateless_relay_take());
     for s in &sessions {
@@ -492,6 +507,9 @@ async fn post(
         ),
         (Kind::Request { id, method }, None) if method == "initialize" => {
             let Some(session) = start_session(shared) else {
+                if shared.stopping.load(std::sync::atomic::Ordering::Acquire) {
+                    return shutting_down(map.get("id"));
+                }
                 return jsonrpc_refusal(
                     StatusCode::SERVICE_UNAVAILABLE,
                     map.get("id"),
@@ -592,7 +610,9 @@ async fn stateless(
             "cannot renumber the request",
         );
     };
-    let relay = shared.stateless_relay();
+    let Some(relay) = shared.stateless_relay() else {
+        return shutting_down(original.as_ref());
+    };
     match relay
         .request_as(Id::Str(id), &frame, original.clone())
         .await
@@ -607,9 +627,24 @@ async fn stateless(
     }
 }
 
-/// Starts a session unless [`ServeConfig::max_sessions`] are live.
+/// 503 with a JSON-RPC error (reason `shutting_down`) for a request that would start a
+/// session or the stateless relay while the listener stops.
+fn shutting_down(raw_id: Option<&Value>) -> Response<Body> {
+    jsonrpc_refusal(
+        StatusCode::SERVICE_UNAVAILABLE,
+        raw_id,
+        "mcp-bastion is shutting down; retry with another instance",
+        "shutting_down",
+    )
+}
+
+/// Starts a session unless [`ServeConfig::max_sessions`] are live or the listener is
+/// stopping.
 fn start_session(shared: &Arc<Shared>) -> Option<Arc<Session>> {
     let mut sessions = shared.sessions();
+    if shared.stopping.load(std::sync::atomic::Ordering::Acquire) {
+        return None;
+    }
     sessions.retain(|_, s| !s.has_ended());
     if sessions.len() >= shared.cfg.max_sessions {
         return None;
