@@ -201,22 +201,13 @@ pub fn sanitize_markup<'a>(
             escape_html_all,
         ),
         Flavor::Markdown => {
-            // A lone CR ends a line (`CommonMark` §2.1) for the renderers hosts use, but
-            // pulldown-cmark keeps it as text inside a code block, where everything after
-            // it would go unchecked: such text is checked, and handed on, with LF. Tabs
-            // in container prefixes, which readers that do not follow §2.2 place
-            // otherwise, are checked and handed on as the spaces they stand for.
-            let lf = lone_cr_as_lf(text);
-            let spaced = super::markdown::structural_tabs_as_spaces(lf.as_deref().unwrap_or(text));
-            if spaced.is_some() {
-                findings.push(
-                    Code::HtmlSanitized,
-                    "tabs after block quote or list markers were written as the spaces CommonMark reads them as (readers that measure tabs otherwise, such as marked and markdown-it, could read live markup there)".to_owned(),
-                );
-            }
-            let settled = match spaced.or(lf) {
-                Some(normal) => Cow::Owned(
-                    settle(&normal, &mut findings, markdown_pass, escape_markdown_all).into_owned(),
+            let settled = match lone_cr_as_lf(text) {
+                // A lone CR ends a line (`CommonMark` §2.1) for the renderers hosts use,
+                // but pulldown-cmark keeps it as text inside a code block, where
+                // everything after it would go unchecked: such text is checked, and
+                // handed on, with LF.
+                Some(lf) => Cow::Owned(
+                    settle(&lf, &mut findings, markdown_pass, escape_markdown_all).into_owned(),
                 ),
                 None => settle(text, &mut findings, markdown_pass, escape_markdown_all),
             };

@@ -61,7 +61,6 @@ use pulldown_cmark::{CodeBlockKind, CowStr, Event, LinkType, Options, Parser, Ta
 use std::collections::HashSet;
 use std::ops::Range;
 use table_first::markdown_it_tables;
-pub(crate) use tabs::structural_tabs_as_spaces;
 use text_run::TextRun;
 use unicode_spaces::{blank_table_rows, tag_lines, trimmed_table_rows};
 
@@ -71,7 +70,6 @@ mod definitions;
 mod line_starts;
 mod markdown_it_tag;
 mod table_first;
-mod tabs;
 mod text_run;
 mod unicode_spaces;
 
