@@ -521,7 +521,7 @@ async fn post(
                 );
             };
             let sid = session.id.clone();
-            let response = request(shared, &session, id.clone(), &frame, map.get("id")).await;
+            let response = request(shared, &session, id.clone(), frame, map.get("id")).await;
             with_session_header(response, &sid)
         }
         (Kind::Request { method, .. }, None)
@@ -544,7 +544,7 @@ async fn post(
             };
             match kind {
                 Kind::Request { id, .. } => {
-                    request(shared, &session, id.clone(), &frame, map.get("id")).await
+                    request(shared, &session, id.clone(), frame, map.get("id")).await
                 }
                 _ => match session.send(&frame).await {
                     Ok(()) => {
@@ -613,10 +613,7 @@ async fn stateless(
     let Some(relay) = shared.stateless_relay() else {
         return shutting_down(original.as_ref());
     };
-    match relay
-        .request_as(Id::Str(id), &frame, original.clone())
-        .await
-    {
+    match hand_on(relay, Id::Str(id), frame, original.clone()).await {
         Ok(rx) => respond::answer(rx, shared.cfg.json_answers).await,
         Err(_) => jsonrpc_refusal(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -667,11 +664,11 @@ async fn request(
     shared: &Arc<Shared>,
     session: &Arc<Session>,
     id: Id,
-    frame: &[u8],
+    frame: Vec<u8>,
     raw_id: Option<&Value>,
 ) -> Response<Body> {
     let json_answers = shared.cfg.json_answers;
-    match session.request(id, frame).await {
+    match hand_on(session.clone(), id, frame, None).await {
         Ok(rx) => respond::answer(rx, json_answers).await,
         Err(SendError::DuplicateId) => jsonrpc_refusal(
             StatusCode::CONFLICT,
@@ -680,5 +677,29 @@ async fn request(
             bastion_core::finding::Code::DuplicateRequestId.as_str(),
         ),
         Err(SendError::Ended) => unknown_session(true),
+    }
+}
+
+/// Hands request `id` (`frame`; `original`: the host's id when the listener renumbered
+/// it) to `session` on a task of its own, and waits for it there. hyper drops a handler
+/// when its client closes the connection, at whatever point the handler waits; a request
+/// the listener has read whole still reaches the relay whole, which then cancels it for
+/// the client that left and audits it (reason `cancelled_by_host`), instead of it
+/// vanishing at the hand-off without a trace. A panic in the hand-off is raised again
+/// here, inside the handler's panic boundary.
+///
+/// # Errors
+/// As [`Session::request_as`].
+async fn hand_on(
+    session: Arc<Session>,
+    id: Id,
+    frame: Vec<u8>,
+    original: Option<Value>,
+) -> Result<stream::Inlet, SendError> {
+    let handing = tokio::spawn(async move { session.request_as(id, &frame, original).await });
+    match handing.await {
+        Ok(inlet) => inlet,
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(_) => Err(SendError::Ended),
     }
 }

@@ -189,14 +189,10 @@ impl Session {
             .unwrap_or_else(std::sync::PoisonError::into_inner) = Instant::now();
     }
 
-    /// Hands one host request to the relay; the returned receiver yields the events of
-    /// its `POST` stream, the last one being the answer.
-    pub(super) async fn request(&self, id: Id, frame: &[u8]) -> Result<Inlet, SendError> {
-        self.request_as(id, frame, None).await
-    }
-
-    /// [`Session::request`] for a frame whose id the listener replaced with `id`; the
-    /// answer gets `original` back.
+    /// Hands one host request (`frame`, request id `id`) to the relay; the returned
+    /// receiver yields the events of its `POST` stream, the last one being the answer.
+    /// `original`: the host's id when the listener replaced it with `id`; the answer
+    /// gets it back.
     pub(super) async fn request_as(
         &self,
         id: Id,

@@ -797,22 +797,55 @@ fn a_request_whose_client_left_is_cancelled_in_the_relay() {
         "{}",
         std::fs::read_to_string(&log).unwrap_or_default()
     );
-    // A client that closes right after sending, on a session that never listed: the
-    // call is held while Bastion lists the tools itself (1 s here), and the
-    // cancellation that comes meanwhile drops it; it must never run uncancelled.
-    let fresh = HttpSession::open(&served);
-    abandon(&fresh.sid, 9, 0);
-    // Checked before the listener stops (stopping cancels whatever is still pending).
+    // The server's log, read once a session's own listing (1 s here) is over: whether
+    // call `id` reached the server.
+    let ran = |id: i64| {
+        std::fs::read_to_string(&log)
+            .unwrap_or_default()
+            .lines()
+            .any(|l| {
+                serde_json::from_str::<Value>(l)
+                    .is_ok_and(|m| m["method"] == "tools/call" && m["id"] == id)
+            })
+    };
     let db = dir.path().join("bastion.db");
-    let dropped = || {
+    let dropped = |id: i64| {
         std::thread::sleep(Duration::from_millis(100));
         json_lines(&["--json", "audit", "--limit", "1000"], &db)
             .iter()
-            .any(|e| e["reason"] == "cancelled_by_host" && e["tool"] == "slow")
+            .any(|e| {
+                e["reason"] == "cancelled_by_host"
+                    && e["tool"] == "slow"
+                    && e["request_id"] == id.to_string().as_str()
+            })
     };
+    // A client that leaves while its call is held, on a session that never listed: the
+    // call waits while Bastion lists the tools itself (1 s here), the cancellation
+    // drops it there, it never reaches the server, and the audit says why.
+    let fresh = HttpSession::open(&served);
+    abandon(&fresh.sid, 9, 300);
     assert!(
-        (0..60).any(|_| dropped()) || cancelled(9),
-        "call 9 ran and was never cancelled: {}",
+        (0..60).any(|_| dropped(9)),
+        "no audit event of call 9 dropped: {:#?}",
+        json_lines(&["--json", "audit", "--limit", "1000"], &db)
+    );
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(
+        !ran(9),
+        "call 9 reached the server: {}",
+        std::fs::read_to_string(&log).unwrap_or_default()
+    );
+    // A client that closes right after sending: the HTTP layer may drop the connection
+    // before the listener has the whole request (then nothing ran), or the call is held
+    // and dropped as above, or it went on and the server was told. It never runs
+    // uncancelled.
+    let other = HttpSession::open(&served);
+    abandon(&other.sid, 10, 0);
+    std::thread::sleep(Duration::from_millis(1500));
+    // Checked before the listener stops (stopping cancels whatever is still pending).
+    assert!(
+        !ran(10) || cancelled(10),
+        "call 10 ran and was never cancelled: {}",
         std::fs::read_to_string(&log).unwrap_or_default()
     );
     let (code, err) = served.stop();
