@@ -18,8 +18,8 @@ pub mod seeds;
 mod targets;
 
 pub use targets::{
-    canonical_json, confirmation, descriptor, elicitation, envelope, frame_reader, markdown,
-    output_schema, result, sanitize_html, strict_json, terminal, url_gate,
+    canonical_json, confirmation, contract, descriptor, elicitation, envelope, frame_reader,
+    markdown, output_schema, result, sanitize_html, strict_json, terminal, url_gate,
 };
 
 /// A fuzz target body: any bytes in, a panic on a broken property.
@@ -40,4 +40,5 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("canonical_json", canonical_json),
     ("elicitation", elicitation),
     ("confirmation", confirmation),
+    ("contract", contract),
 ];

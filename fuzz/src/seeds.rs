@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 /// One check input and the `check` kind that takes it (fixture directory name).
 #[derive(Debug, Clone)]
 pub struct Input {
-    /// `message`, `descriptor`, `result`, `url`, `elicitation`, `confirmation`, `drift`,
+    /// `message`, `descriptor`, `result`, `url`, `elicitation`, `confirmation`, `contract`, `drift`,
     /// `lookalike`.
     pub kind: String,
     /// The check input.
@@ -24,7 +24,8 @@ pub fn repo_root() -> PathBuf {
         .map_or_else(|| PathBuf::from(".."), Path::to_path_buf)
 }
 
-/// Every fixture input under `crates/bastion-core/tests/fixtures/`, sorted by path.
+/// Every fixture input under `crates/bastion-core/tests/fixtures/` (a kind's directory
+/// and the directories in it), sorted by path.
 ///
 /// # Panics
 /// When the fixture directory cannot be read or a fixture is not JSON (a broken checkout).
@@ -42,11 +43,21 @@ pub fn fixture_inputs() -> Vec<Input> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&kind_dir)
-            .unwrap_or_else(|e| panic!("{}: {e}", kind_dir.display()))
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.extension().is_some_and(|x| x == "json"))
-            .collect();
+        let mut files: Vec<PathBuf> = Vec::new();
+        // The kind's own files, then those one directory down (`contract/build/`).
+        let mut dirs = vec![kind_dir.clone()];
+        while let Some(dir) = dirs.pop() {
+            for path in std::fs::read_dir(&dir)
+                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+                .filter_map(|e| e.ok().map(|e| e.path()))
+            {
+                if path.is_dir() && dir == kind_dir {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|x| x == "json") {
+                    files.push(path);
+                }
+            }
+        }
         files.sort();
         for file in files {
             let text = std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
@@ -187,6 +198,12 @@ pub fn seeds_for(name: &str, inputs: &[Input]) -> Vec<Vec<u8>> {
             }
             ("elicitation", "elicitation") | ("confirmation", "confirmation") => {
                 out.push(compact(input));
+            }
+            // Source and reviewed manifests, a signature, a public key, as written, and
+            // the source inside a reviewed manifest or a `contract build` case (`build/`).
+            ("contract", "contract") => {
+                out.push(compact(input));
+                out.extend(input.get("source").map(compact));
             }
             _ => {}
         }

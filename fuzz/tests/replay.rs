@@ -113,4 +113,5 @@ replay_tests!(
     canonical_json,
     elicitation,
     confirmation,
+    contract,
 );
