@@ -50,7 +50,8 @@ fn approvers(keys: &[&SecretKey]) -> TrustedApprovers {
 ///   one more member (`Different`) and an unknown key (`Extra`);
 /// - a reviewed manifest as it came verifies under its own signature with exactly the
 ///   refusals `check_reviewed` finds, deterministically, and an index is built from it
-///   exactly when there are none.
+///   exactly when there are none; with one value changed after signing it is refused
+///   (`ManifestChanged`).
 ///
 /// # Panics
 /// When a property fails.
@@ -280,6 +281,22 @@ fn verify_as_it_came(data: &[u8], manifest: &ReviewedManifest, hash: &str) {
     assert_eq!(tampered, problems, "refusals differ from check_reviewed");
     let again = contract::verify_manifest(data, &envelope, &signer.public(), None).ok();
     assert_eq!(again.as_ref(), Some(&v), "not deterministic");
+    // One value changed after signing: refused under the envelope of the original.
+    let mut changed = manifest.clone();
+    changed.built_at = if changed.built_at > 0 {
+        changed.built_at - 1
+    } else {
+        1
+    };
+    let changed_bytes = contract::reviewed_bytes(&changed);
+    if let Ok(w) = contract::verify_manifest(&changed_bytes, &envelope, &signer.public(), None) {
+        assert!(
+            w.refusals
+                .iter()
+                .any(|r| matches!(r, Refusal::ManifestChanged { .. })),
+            "a manifest changed after signing verified"
+        );
+    }
     assert_eq!(
         ContractIndex::from_reviewed(manifest).is_ok(),
         problems.is_empty(),

@@ -28,8 +28,10 @@ use std::fmt;
 /// The `format` value of a reviewed manifest.
 pub const REVIEWED_FORMAT: &str = "mcp-bastion-contract-reviewed/1";
 
-/// Deepest JSON nesting a contract artifact may have (schemas nest).
-pub const MAX_ARTIFACT_DEPTH: usize = 128;
+/// Deepest JSON nesting a contract artifact may have (schemas nest; the top-level object
+/// is depth 1). 127 is the deepest `serde_json`, under the strict parser, reads at all
+/// (its recursion limit refuses a 128th nested container).
+pub const MAX_ARTIFACT_DEPTH: usize = 127;
 
 // Every parsed artifact canonicalizes.
 const _: () = assert!(MAX_ARTIFACT_DEPTH < MAX_CANONICAL_DEPTH);
@@ -60,8 +62,18 @@ pub(crate) fn parse_artifact<T: DeserializeOwned>(
     what: &'static str,
     expected: &'static str,
 ) -> Result<(T, Value), ContractError> {
-    let value = parse_value(bytes, MAX_ARTIFACT_DEPTH)
-        .map_err(|source| ContractError::Json { what, source })?;
+    parse_artifact_within(bytes, what, expected, MAX_ARTIFACT_DEPTH)
+}
+
+/// [`parse_artifact`] with nesting deeper than `max_depth` refused.
+fn parse_artifact_within<T: DeserializeOwned>(
+    bytes: &[u8],
+    what: &'static str,
+    expected: &'static str,
+    max_depth: usize,
+) -> Result<(T, Value), ContractError> {
+    let value =
+        parse_value(bytes, max_depth).map_err(|source| ContractError::Json { what, source })?;
     if let Some(at) = imprecise_number(&value, String::new()) {
         return Err(ContractError::Shape {
             what,
@@ -110,13 +122,22 @@ fn imprecise_number(value: &Value, at: String) -> Option<String> {
     }
 }
 
-/// Reads a source manifest.
+/// Reads a source manifest. Its nesting may be at most [`MAX_ARTIFACT_DEPTH`] − 1: the
+/// reviewed manifest built from it holds it one level deeper (its `source` member), and
+/// must itself stay within [`MAX_ARTIFACT_DEPTH`] to be signed and verified.
 ///
 /// # Errors
-/// [`ContractError::Json`], [`ContractError::Format`] (not `mcp-bastion-contract/1`),
-/// [`ContractError::Shape`] (missing, unknown or mistyped member).
+/// [`ContractError::Json`] (also for nesting deeper than that), [`ContractError::Format`]
+/// (not `mcp-bastion-contract/1`), [`ContractError::Shape`] (missing, unknown or
+/// mistyped member).
 pub fn parse_source(bytes: &[u8]) -> Result<SourceManifest, ContractError> {
-    parse_artifact(bytes, "source manifest", SOURCE_FORMAT).map(|(s, _)| s)
+    parse_artifact_within(
+        bytes,
+        "source manifest",
+        SOURCE_FORMAT,
+        MAX_ARTIFACT_DEPTH - 1,
+    )
+    .map(|(s, _)| s)
 }
 
 /// Reads a reviewed manifest.
@@ -365,6 +386,7 @@ pub fn check_reviewed(manifest: &ReviewedManifest) -> Result<Vec<Mismatch>, Cont
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn integers_beyond_2_pow_53_are_refused() {
@@ -378,5 +400,49 @@ mod tests {
             let err = parse_source(bad).unwrap_err();
             assert!(err.to_string().contains("beyond ±2^53"), "{err}");
         }
+    }
+
+    /// A source whose nesting is `depth` levels: a tool whose input schema nests
+    /// `properties`/`a` objects down to that depth.
+    fn source_nested_to(depth: usize) -> Vec<u8> {
+        // Levels 1-4: the source, `tools`, the tool, `inputSchema`. Each
+        // `{"properties": {"a": ...}}` around the schema adds two levels, a `default`
+        // object in the innermost one adds one.
+        let extra = depth - 4;
+        let mut schema = if extra % 2 == 1 {
+            json!({"type": "object", "default": {}})
+        } else {
+            json!({"type": "object"})
+        };
+        for _ in 0..extra / 2 {
+            schema = json!({"type": "object", "properties": {"a": schema}});
+        }
+        let source = json!({
+            "format": crate::contract::SOURCE_FORMAT, "server_id": "io.example/deep",
+            "contract_version": 1, "protocol_version": "2025-11-25", "owner": "o",
+            "tools": [{"name": "deep", "description": "d", "inputSchema": schema,
+                       "risk_tier": "low", "side_effects": [], "read_only": true,
+                       "destructive": false, "requires_human_approval": false}],
+        });
+        serde_json::to_vec(&source).unwrap()
+    }
+
+    #[test]
+    fn a_source_may_nest_only_as_deep_as_its_reviewed_manifest_can_be_read() {
+        let commit = "0".repeat(40);
+        let fits = source_nested_to(MAX_ARTIFACT_DEPTH - 1);
+        let source = parse_source(&fits).unwrap();
+        let reviewed = reviewed_manifest(source, &fits, &commit, 1).unwrap();
+        let bytes = reviewed_bytes(&reviewed);
+        assert_eq!(parse_reviewed(&bytes).unwrap(), reviewed);
+        // One level more would build a reviewed manifest that nothing could read, sign or
+        // verify: the source is refused instead.
+        let deep = source_nested_to(MAX_ARTIFACT_DEPTH);
+        assert!(parse_value(&deep, MAX_ARTIFACT_DEPTH).is_ok());
+        // Nothing deeper reads at all, whatever the limit asked for.
+        let deeper = source_nested_to(MAX_ARTIFACT_DEPTH + 1);
+        assert!(parse_value(&deeper, 1000).is_err());
+        let err = parse_source(&deep).unwrap_err();
+        assert!(matches!(err, ContractError::Json { .. }), "{err}");
     }
 }
