@@ -546,7 +546,7 @@ async fn post(
                 Kind::Request { id, .. } => {
                     request(shared, &session, id.clone(), frame, map.get("id")).await
                 }
-                _ => match session.send(&frame).await {
+                _ => match hand_on_message(session.clone(), frame).await {
                     Ok(()) => {
                         // The host withdrew one of its requests: no answer is due (MCP
                         // 2025-11-25 "Cancellation"), so its stream ends now instead of
@@ -680,13 +680,22 @@ async fn request(
     }
 }
 
+/// Hands a host notification or response (`frame`) to `session` on a task of its own,
+/// for the reason [`hand_on`] gives: a client that leaves cannot cut the frame off halfway
+/// into the relay's pipe, where its rest would run into the next message.
+///
+/// # Errors
+/// As [`Session::send`].
+async fn hand_on_message(session: Arc<Session>, frame: Vec<u8>) -> Result<(), SendError> {
+    to_the_end(async move { session.send(&frame).await }).await
+}
+
 /// Hands request `id` (`frame`; `original`: the host's id when the listener renumbered
 /// it) to `session` on a task of its own, and waits for it there. hyper drops a handler
 /// when its client closes the connection, at whatever point the handler waits; a request
 /// the listener has read whole still reaches the relay whole, which then cancels it for
 /// the client that left and audits it (reason `cancelled_by_host`), instead of it
-/// vanishing at the hand-off without a trace. A panic in the hand-off is raised again
-/// here, inside the handler's panic boundary.
+/// vanishing at the hand-off without a trace.
 ///
 /// # Errors
 /// As [`Session::request_as`].
@@ -696,9 +705,17 @@ async fn hand_on(
     frame: Vec<u8>,
     original: Option<Value>,
 ) -> Result<stream::Inlet, SendError> {
-    let handing = tokio::spawn(async move { session.request_as(id, &frame, original).await });
-    match handing.await {
-        Ok(inlet) => inlet,
+    to_the_end(async move { session.request_as(id, &frame, original).await }).await
+}
+
+/// Runs a hand-off to the relay on a task of its own, so that it completes even when the
+/// handler waiting for it is dropped. A panic in it is raised again here, inside the
+/// handler's panic boundary; a runtime shutting down reads as the session ended.
+async fn to_the_end<T: Send + 'static>(
+    handing: impl Future<Output = Result<T, SendError>> + Send + 'static,
+) -> Result<T, SendError> {
+    match tokio::spawn(handing).await {
+        Ok(done) => done,
         Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
         Err(_) => Err(SendError::Ended),
     }

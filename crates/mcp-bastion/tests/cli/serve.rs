@@ -751,7 +751,7 @@ fn a_request_whose_client_left_is_cancelled_in_the_relay() {
         &tail,
         &[
             ("FAULT_LOG", log.to_str().unwrap()),
-            ("FAULT_LIST_DELAY_MS", "1000"),
+            ("FAULT_LIST_DELAY_MS", "2500"),
         ],
     );
     let mut host = HttpSession::open(&served);
@@ -797,7 +797,7 @@ fn a_request_whose_client_left_is_cancelled_in_the_relay() {
         "{}",
         std::fs::read_to_string(&log).unwrap_or_default()
     );
-    // The server's log, read once a session's own listing (1 s here) is over: whether
+    // The server's log, read once a session's own listing (2.5 s here) is over: whether
     // call `id` reached the server.
     let ran = |id: i64| {
         std::fs::read_to_string(&log)
@@ -820,7 +820,7 @@ fn a_request_whose_client_left_is_cancelled_in_the_relay() {
             })
     };
     // A client that leaves while its call is held, on a session that never listed: the
-    // call waits while Bastion lists the tools itself (1 s here), the cancellation
+    // call waits while Bastion lists the tools itself (2.5 s here), the cancellation
     // drops it there, it never reaches the server, and the audit says why.
     let fresh = HttpSession::open(&served);
     abandon(&fresh.sid, 9, 300);
@@ -829,7 +829,7 @@ fn a_request_whose_client_left_is_cancelled_in_the_relay() {
         "no audit event of call 9 dropped: {:#?}",
         json_lines(&["--json", "audit", "--limit", "1000"], &db)
     );
-    std::thread::sleep(Duration::from_millis(1500));
+    std::thread::sleep(Duration::from_secs(3));
     assert!(
         !ran(9),
         "call 9 reached the server: {}",
@@ -841,7 +841,7 @@ fn a_request_whose_client_left_is_cancelled_in_the_relay() {
     // uncancelled.
     let other = HttpSession::open(&served);
     abandon(&other.sid, 10, 0);
-    std::thread::sleep(Duration::from_millis(1500));
+    std::thread::sleep(Duration::from_secs(3));
     // Checked before the listener stops (stopping cancels whatever is still pending).
     assert!(
         !ran(10) || cancelled(10),
