@@ -224,7 +224,21 @@ impl Session {
             }
         });
         self.cancel(abandoned).await;
-        if let Err(e) = self.send(frame).await {
+        // Decided under the relay pipe's lock, right before the frame is written: a host
+        // cancellation of this request sent on another connection may have reached the
+        // relay first (which ignores a cancellation of a request it has not seen) and
+        // ended the stream meanwhile ([`Session::end_stream`]). The relay is then told
+        // again right after the request, so it never runs uncancelled.
+        let sent = self
+            .send_with(|| {
+                let mut frames = vec![Cow::Borrowed(frame)];
+                if !self.routes().waiters.contains_key(&id) {
+                    frames.push(Cow::Owned(cancel_frame(&id, "cancelled by the client")));
+                }
+                frames
+            })
+            .await;
+        if let Err(e) = sent {
             self.routes().waiters.remove(&id);
             return Err(e);
         }
@@ -241,7 +255,7 @@ impl Session {
             .send_with(|| {
                 let ids = self.routes().take_abandoned();
                 ids.into_iter()
-                    .map(|id| Cow::Owned(cancel_frame(&id)))
+                    .map(|id| Cow::Owned(cancel_frame(&id, LEFT)))
                     .collect()
             })
             .await;
@@ -252,7 +266,7 @@ impl Session {
     /// relay lets go of the frame it kept for each.
     async fn cancel(&self, ids: Vec<Id>) {
         for id in ids {
-            if self.send(&cancel_frame(&id)).await.is_err() {
+            if self.send(&cancel_frame(&id, LEFT)).await.is_err() {
                 break;
             }
         }
@@ -453,11 +467,14 @@ async fn route(
     );
 }
 
-/// `notifications/cancelled` for the request `id` whose client left (MCP 2025-11-25
-/// Utilities §Cancellation).
-fn cancel_frame(id: &Id) -> Vec<u8> {
+/// The `reason` of a cancellation sent for a client that left.
+const LEFT: &str = "the client closed the connection";
+
+/// `notifications/cancelled` for the request `id` (MCP 2025-11-25 Utilities
+/// §Cancellation), saying why (`reason`).
+fn cancel_frame(id: &Id, reason: &str) -> Vec<u8> {
     let cancel = serde_json::json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-        "params": {"requestId": id.to_value(), "reason": "the client closed the connection"}});
+        "params": {"requestId": id.to_value(), "reason": reason}});
     serde_json::to_vec(&cancel).unwrap_or_default()
 }
 
@@ -513,6 +530,79 @@ pub(super) fn short(id: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A session with no relay behind it: what it writes to the relay is read from the
+    /// returned end.
+    fn detached_session() -> (Arc<Session>, DuplexStream) {
+        let (host_side, relay_side) = tokio::io::duplex(PIPE_BYTES);
+        let (_, to_relay) = tokio::io::split(host_side);
+        let session = Arc::new_cyclic(|me| Session {
+            me: me.clone(),
+            id: "test".into(),
+            shared: false,
+            name: "test".into(),
+            input: tokio::sync::Mutex::new(Some(to_relay)),
+            closing: std::sync::atomic::AtomicBool::new(false),
+            closed: tokio::sync::Notify::new(),
+            routes: Mutex::new(Routes::default()),
+            last_seen: Mutex::new(Instant::now()),
+        });
+        (session, relay_side)
+    }
+
+    /// Everything the session wrote to the relay until it was closed, one message a line.
+    async fn written(session: &Session, relay: DuplexStream) -> Vec<Value> {
+        session.close().await;
+        let mut lines = BufReader::new(relay).lines();
+        let mut out = Vec::new();
+        while let Some(line) = lines.next_line().await.unwrap() {
+            out.push(serde_json::from_str(&line).unwrap());
+        }
+        out
+    }
+
+    #[tokio::test]
+    async fn a_request_whose_cancellation_reached_the_relay_first_is_cancelled_after_it() {
+        let call = |n: u8| format!(r#"{{"jsonrpc":"2.0","id":{n},"method":"tools/call"}}"#);
+        let (session, relay) = detached_session();
+        let id = Id::Int(5);
+        // Another connection's cancellation holds the relay pipe, so the request waits
+        // with its stream already registered.
+        let pipe = session.input.lock().await;
+        let handing = tokio::spawn({
+            let (session, id) = (session.clone(), id.clone());
+            async move {
+                session
+                    .request_as(id, call(5).as_bytes(), None)
+                    .await
+                    .map(|_| ())
+            }
+        });
+        while !session.routes().waiters.contains_key(&id) {
+            tokio::task::yield_now().await;
+        }
+        // The cancellation is written first (the relay ignores it: it has not seen the
+        // request) and ends the request's stream.
+        session.end_stream(&id);
+        drop(pipe);
+        assert_eq!(handing.await.unwrap(), Ok(()));
+        let sent = written(&session, relay).await;
+        let methods: Vec<&Value> = sent.iter().map(|m| &m["method"]).collect();
+        assert_eq!(
+            methods,
+            ["tools/call", "notifications/cancelled"],
+            "{sent:?}"
+        );
+        assert_eq!(sent[1]["params"]["requestId"], 5);
+        // A request whose stream still waits goes on alone.
+        let (session, relay) = detached_session();
+        let _inlet = session
+            .request_as(Id::Int(6), call(6).as_bytes(), None)
+            .await
+            .unwrap();
+        let sent = written(&session, relay).await;
+        assert_eq!(sent, [serde_json::from_str::<Value>(&call(6)).unwrap()]);
+    }
 
     #[test]
     fn a_body_the_listener_reserializes_grows_at_most_fourfold() {
