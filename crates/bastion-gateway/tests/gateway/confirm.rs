@@ -1007,19 +1007,7 @@ async fn unlisted_tools_are_listed_by_bastion_first_and_cancelled_calls_never_ru
     )
     .await;
     host.request("tools/list", json!({}), Answer::Nothing).await;
-    host.send(&json!({"jsonrpc": "2.0", "id": 88, "method": "tools/call",
-        "params": {"name": "write_file", "arguments": {"path": "/tmp/c", "content": "x"}}}))
-        .await;
-    let form = host.recv().await;
-    assert_eq!(form["method"], "elicitation/create", "{form}");
-    host.send(
-        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-        "params": {"requestId": 88, "reason": "user gave up"}}),
-    )
-    .await;
-    host.send(&json!({"jsonrpc": "2.0", "id": form["id"],
-        "result": {"action": "accept", "content": {"approve": true}}}))
-        .await;
+    cancel_then_accept(&mut host, 88, "/tmp/c", Duration::ZERO).await;
     let received = host.received().await;
     assert!(received.is_empty(), "a cancelled call ran: {received:?}");
     let stray = tokio::time::timeout(Duration::from_millis(500), host.recv()).await;
@@ -1084,6 +1072,25 @@ async fn calls_cancelled_during_bastions_own_listing_never_run_on_any_path() {
     assert_eq!(dropped, ["ghost", "notes", "read_file"]);
 }
 
+/// Sends call `id` of `write_file` (to `path`), waits for Bastion's approval form,
+/// cancels the call, waits `pause`, then accepts the form.
+async fn cancel_then_accept(host: &mut TestHost, id: u64, path: &str, pause: Duration) {
+    host.send(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "write_file", "arguments": {"path": path, "content": "x"}}}))
+        .await;
+    let form = host.recv().await;
+    assert_eq!(form["method"], "elicitation/create", "{form}");
+    host.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": id, "reason": "the user gave up"}}),
+    )
+    .await;
+    tokio::time::sleep(pause).await;
+    host.send(&json!({"jsonrpc": "2.0", "id": form["id"],
+        "result": {"action": "accept", "content": {"approve": true}}}))
+        .await;
+}
+
 /// A call the host cancels while its approval form is open, then approves: it does not
 /// run, gets no answer, and the audit says `cancelled_by_host`, never `allow`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -1095,20 +1102,7 @@ async fn a_call_cancelled_while_asked_about_is_audited_as_cancelled_even_if_appr
         TestHost::start(&store, policy(&json!({})), confirm_server(&variant), true).await;
     let list = host.request("tools/list", json!({}), Answer::Nothing).await;
     assert!(list["result"]["tools"].is_array(), "{list}");
-    host.send(&json!({"jsonrpc": "2.0", "id": 500, "method": "tools/call",
-        "params": {"name": "write_file", "arguments": {"path": "/tmp/x", "content": "y"}}}))
-        .await;
-    let form = host.recv().await;
-    assert_eq!(form["method"], "elicitation/create", "{form}");
-    host.send(
-        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
-        "params": {"requestId": 500, "reason": "gave up"}}),
-    )
-    .await;
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    host.send(&json!({"jsonrpc": "2.0", "id": form["id"],
-        "result": {"action": "accept", "content": {"approve": true}}}))
-        .await;
+    cancel_then_accept(&mut host, 500, "/tmp/x", Duration::from_millis(100)).await;
     let stray = tokio::time::timeout(Duration::from_millis(500), host.recv()).await;
     assert!(stray.is_err(), "the cancelled call was answered: {stray:?}");
     let received = host.received().await;
