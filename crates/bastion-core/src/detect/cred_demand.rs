@@ -142,6 +142,7 @@ pub(super) fn anchors(t: &mut Table) {
 
 /// Records a credential demand in the folded sentence `s`, if any.
 pub(crate) fn demand(s: &str, out: &mut Signals) {
+    let mut elsewhere: Option<bool> = None;
     for (lang, re) in DEMAND.iter().enumerate() {
         for c in re.captures_iter(s) {
             let (Some(m), Some(v)) = (c.get(0), c.name("v")) else {
@@ -173,14 +174,7 @@ pub(crate) fn demand(s: &str, out: &mut Signals) {
                         .is_some_and(|r| !r.starts_with(char::is_alphanumeric))
                 }) || ["dame", "deme", "dime", "digame", "enviame", "envieme"].contains(&verb)
             };
-            let in_chat = IN_CHAT.iter().any(|w| {
-                rest.split(|c: char| !(c.is_alphanumeric() || c == ' ' || c == '\''))
-                    .next()
-                    .is_some_and(|clause| {
-                        let clause = clause.trim_start();
-                        clause.starts_with(&super::fold::fold(w))
-                    })
-            });
+            let in_chat = opens_clause_with(rest, IN_CHAT);
             let evidence = m
                 .as_str()
                 .trim_start_matches(|c: char| !c.is_alphanumeric());
@@ -188,11 +182,28 @@ pub(crate) fn demand(s: &str, out: &mut Signals) {
                 out.push(Sig::CredDemand, evidence);
                 return;
             }
-            if !ELSEWHERE.is_match(s) {
+            // Once per sentence, not once per demand: a long sentence of many demands
+            // is read once.
+            if !*elsewhere.get_or_insert_with(|| ELSEWHERE.is_match(s)) {
                 out.push(Sig::CredDemandWeak, evidence);
             }
         }
     }
+}
+
+/// Whether the clause that opens `rest` (its text up to the first character other than
+/// a letter, digit, space or `'`, leading spaces skipped) starts with the folded form of
+/// one of `words`. Reads only as far as the words are long, so checking it after each
+/// of a sentence's demands stays linear in the sentence, which may have no clause end.
+fn opens_clause_with(rest: &str, words: &[&str]) -> bool {
+    let in_clause = |c: char| c.is_alphanumeric() || c == ' ' || c == '\'';
+    let rest = rest.trim_start_matches(' ');
+    words.iter().any(|w| {
+        let w = super::fold::fold(w);
+        // The word must lie inside the clause: a character of the word that ends a
+        // clause would have cut the clause before it.
+        rest.starts_with(&w) && w.chars().all(in_clause)
+    })
 }
 
 /// Records fake system or error framing in the folded sentence `s`.
@@ -216,6 +227,19 @@ mod tests {
             .collect();
         v.sort();
         v
+    }
+
+    #[test]
+    fn a_clause_opener_is_read_only_as_far_as_the_words() {
+        assert!(opens_clause_with("   here to continue", IN_CHAT));
+        assert!(opens_clause_with("in the chat, please", IN_CHAT));
+        assert!(opens_clause_with("\u{5728}\u{8fd9}\u{91cc}", IN_CHAT));
+        // A clause end cuts the words: "in the, chat" is no "in the chat".
+        assert!(!opens_clause_with("in the, chat", IN_CHAT));
+        assert!(!opens_clause_with("\nhere", IN_CHAT));
+        assert!(!opens_clause_with("to the admin", IN_CHAT));
+        // A word with a character that ends a clause can never open one.
+        assert!(!opens_clause_with("to-me now", &["to-me"]));
     }
 
     #[test]

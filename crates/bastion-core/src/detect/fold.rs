@@ -715,6 +715,25 @@ pub(crate) fn sentences(folded: &str) -> Vec<&str> {
     out
 }
 
+/// Longest word, in bytes, that [`leading_word`] reads: past every word the detectors
+/// compare a following word with.
+pub(crate) const LEADING_WORD_BYTES: usize = 64;
+
+/// The first whitespace-separated word of `rest` (empty when `rest` is blank), or `None`
+/// when that word does not end within the first [`LEADING_WORD_BYTES`] bytes after the
+/// leading whitespace (fewer when a character straddles that point): no word any rule
+/// looks for is that long. Reading at most that far keeps a check made after each of a
+/// sentence's matches linear: a sentence without spaces (CJK text) would otherwise be
+/// read to its end once per match.
+pub(crate) fn leading_word(rest: &str) -> Option<&str> {
+    let rest = rest.trim_start();
+    let window = &rest[..rest.floor_char_boundary(LEADING_WORD_BYTES)];
+    match window.find(char::is_whitespace) {
+        Some(end) => Some(&window[..end]),
+        None => (window.len() == rest.len()).then_some(window),
+    }
+}
+
 /// The end (exclusive) of the untrimmed piece of folded text, between sentence ends,
 /// that contains byte `at`: just past the next sentence end, or the end of the text.
 pub(crate) fn piece_end(folded: &str, at: usize) -> usize {
@@ -790,6 +809,21 @@ pub(crate) fn reference_fold(input: &str) -> String {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn leading_word_reads_one_bounded_word() {
+        assert_eq!(leading_word("  id of the chat"), Some("id"));
+        assert_eq!(leading_word("\u{3000}title"), Some("title"));
+        assert_eq!(leading_word(""), Some(""));
+        assert_eq!(leading_word("   "), Some(""));
+        let long = "x".repeat(LEADING_WORD_BYTES);
+        assert_eq!(leading_word(&format!(" {long} id")), None);
+        assert_eq!(leading_word(&long[1..]), Some(&long[1..]));
+        // A word that runs on (CJK text has no spaces) is not read to its end.
+        let unspaced = "\u{4f1a}\u{8a71}".repeat(10_000);
+        assert_eq!(leading_word(&unspaced), None);
+        assert_eq!(leading_word(&format!("id{unspaced}")), None);
+    }
 
     #[test]
     fn folds_case_width_accents_and_space() {

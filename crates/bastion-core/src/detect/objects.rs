@@ -285,7 +285,9 @@ pub(crate) fn find_objects(sentence: &str) -> Vec<Obj> {
 
 /// "the conversation id", "the chat title": the noun is an attribute, not the data.
 fn names_an_attribute(rest: &str) -> bool {
-    let next = rest.split_whitespace().next().unwrap_or("");
+    let Some(next) = super::fold::leading_word(rest) else {
+        return false;
+    };
     let next = next.trim_matches(|c: char| !c.is_alphanumeric());
     matches!(
         next,
