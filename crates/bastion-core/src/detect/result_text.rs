@@ -20,20 +20,24 @@ use crate::finding::{Code, Finding, Severity};
 use regex::Regex;
 use std::sync::LazyLock;
 
-/// Hidden comments; group 1 (HTML), 2 (markdown) or 3 (the visible
-/// `[hidden comment: …]` form the markup sanitizer rewrites HTML comments to) is the
-/// content. Unterminated HTML comments run to the end of the text.
-static HIDDEN_COMMENT: LazyLock<Regex> = LazyLock::new(|| {
-    alternation(&[
+/// Hidden comments, one pattern per form; group 1 is the content: HTML comments
+/// (unterminated ones run to the end of the text), markdown comments, and the visible
+/// `[hidden comment: …]` form the markup sanitizer rewrites HTML comments to. Separate
+/// patterns, not one alternation: in one, an unterminated `[hidden comment:` kept every
+/// search reading to the end of the text while a later `<!--x-->` ended it one comment
+/// further on, which was quadratic (256 KiB of `[hidden comment: <!--x-->`: 2.7 s).
+static HIDDEN_COMMENTS: LazyLock<[Regex; 3]> = LazyLock::new(|| {
+    [
         r"(?s)<!--(.*?)(?:-->|\z)",
         r"(?m)^\s*\[//\]:\s*#\s*[(\x22'](.*)[)\x22']\s*$",
         r"(?s)\\?\[hidden comment:\s*(.*?)\\?\]",
-    ])
+    ]
+    .map(|p| alternation(&[p]))
 });
 
-/// Literals every [`HIDDEN_COMMENT`] match contains, one per alternative: texts without
-/// any of them skip the regex (whose leading `^\s*` alternative defeats its own literal
-/// prefilter, so it would otherwise scan every byte).
+/// A literal every match of the [`HIDDEN_COMMENTS`] pattern of the same index
+/// contains: a text without it skips that pattern (the markdown form's leading `^\s*`
+/// defeats the regex's own literal prefilter, so it would otherwise scan every byte).
 static COMMENT_OPENERS: LazyLock<[memchr::memmem::Finder<'static>; 3]> = LazyLock::new(|| {
     [
         memchr::memmem::Finder::new("<!--"),
@@ -41,6 +45,22 @@ static COMMENT_OPENERS: LazyLock<[memchr::memmem::Finder<'static>; 3]> = LazyLoc
         memchr::memmem::Finder::new("[hidden comment:"),
     ]
 });
+
+/// The contents of the hidden comments in `text`, in the order they start.
+fn hidden_comments(text: &str) -> Vec<&str> {
+    let mut found: Vec<(usize, &str)> = Vec::new();
+    for (re, opener) in HIDDEN_COMMENTS.iter().zip(COMMENT_OPENERS.iter()) {
+        if opener.find(text.as_bytes()).is_none() {
+            continue;
+        }
+        for c in re.captures_iter(text) {
+            let start = c.get(0).map_or(0, |m| m.start());
+            found.push((start, c.get(1).map_or("", |m| m.as_str())));
+        }
+    }
+    found.sort_by_key(|&(start, _)| start);
+    found.into_iter().map(|(_, inner)| inner).collect()
+}
 
 /// Signals that flag on their own in a result.
 const ALONE: &[(Sig, &str)] = &[
@@ -215,16 +235,7 @@ fn excerpt(s: &str) -> String {
 /// most one finding.
 pub(crate) fn scan(text: &str, path: &str, is_error: bool) -> Vec<Finding> {
     let mut why = reasons(&analyze(text, None), is_error);
-    let may_hide = COMMENT_OPENERS
-        .iter()
-        .any(|f| f.find(text.as_bytes()).is_some());
-    let comments = may_hide.then(|| HIDDEN_COMMENT.captures_iter(text));
-    for c in comments.into_iter().flatten() {
-        let inner = c
-            .get(1)
-            .or_else(|| c.get(2))
-            .or_else(|| c.get(3))
-            .map_or("", |m| m.as_str());
+    for inner in hidden_comments(text) {
         let s = analyze(inner, None);
         if HIDDEN.iter().any(|&sig| s.has(sig)) {
             why.insert(
