@@ -34,12 +34,9 @@ pub(crate) struct Obj {
 static CRED_STRONG: LazyLock<Regex> = LazyLock::new(|| {
     alternation_with(
         &[
-            r#"~/\.ssh\b[^\s'"`,;)\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\x{3000}-\x{303F}]*"#,
-            r#"\.ssh/[^\s'"`,;)\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\x{3000}-\x{303F}]*"#,
             r"\bid_(?:rsa|dsa|ecdsa|ed25519)\b(?:\.pub\b)?",
             // An identifier read as words (`readSshIdRsa`).
             r"\bid (?:rsa|dsa|ecdsa|ed ?25519)\b",
-            r#"(?:~|\$home|%userprofile%|/home/[^/\s]+|/root|/users/[^/\s]+)/[^\s'"`,;)\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\x{3000}-\x{303F}]*(?:credential|secret|token|passw|\.env|keys?\b|\.aws|\.kube|\.docker|\.npmrc|\.netrc|\.pgpass|\.gnupg|wallet|cookie)[^\s'"`,;)\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\x{3000}-\x{303F}]*"#,
             r"(?:^|[\s'`(=/])\.env(?:\.[a-z0-9_]+)?\b",
             r"\.aws/(?:credentials|config)\b",
             r"\.(?:npmrc|netrc|pgpass|pypirc|git-credentials|gnupg|password-store)\b",
@@ -53,11 +50,49 @@ static CRED_STRONG: LazyLock<Regex> = LazyLock::new(|| {
             r"\b(?:bash|zsh|fish)_history\b",
             r"\bcookies?(?:\.sqlite| database| jar| store)\b",
             r"\b(?:saved|stored|browser) passwords\b|\blogin data\b",
-            r"\b[a-z0-9_.-]+\.(?:pem|p12|pfx|jks|ppk|key)\b",
         ],
         langs::CRED_STRONG,
     )
 });
+
+/// The credential-path patterns with an unbounded run of path characters, each searched
+/// on its own, in the order a match at the same place wins: `~/.ssh…`, `.ssh/…`, a
+/// secret under a home directory, then (after [`CRED_STRONG`]) a key file name. In one
+/// alternation with the other objects they were quadratic: such a run read to the end
+/// of a text without spaces and failed, while a short pattern matched a few bytes on
+/// (`read -id_rsa-id_rsa…`: 9.4 s for 256 KiB), and the next search began there.
+static CRED_PATHS: LazyLock<[Regex; 4]> = LazyLock::new(|| {
+    [
+            r#"~/\.ssh\b[^\s'"`,;)\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\x{3000}-\x{303F}]*"#,
+            r#"\.ssh/[^\s'"`,;)\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\x{3000}-\x{303F}]*"#,
+            r#"(?:~|\$home|%userprofile%|/home/[^/\s]+|/root|/users/[^/\s]+)/[^\s'"`,;)\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\x{3000}-\x{303F}]*(?:credential|secret|token|passw|\.env|keys?\b|\.aws|\.kube|\.docker|\.npmrc|\.netrc|\.pgpass|\.gnupg|wallet|cookie)[^\s'"`,;)\p{Han}\p{Hiragana}\p{Katakana}\p{Hangul}\x{3000}-\x{303F}]*"#,
+            r"\b[a-z0-9_.-]+\.(?:pem|p12|pfx|jks|ppk|key)\b",
+    ]
+    .map(|p| alternation(&[p]))
+});
+
+/// [`CRED_STRONG`] and [`CRED_PATHS`] matches in `sentence` in text order, none inside
+/// another: at one start the earlier pattern wins, as in one leftmost-first alternation.
+fn cred_strong_matches(sentence: &str) -> Vec<regex::Match<'_>> {
+    let [ssh_home, ssh, home, key_file] = &*CRED_PATHS;
+    let mut all: Vec<(usize, regex::Match<'_>)> = Vec::new();
+    for (rank, re) in [ssh_home, ssh, home, &*CRED_STRONG, key_file]
+        .into_iter()
+        .enumerate()
+    {
+        all.extend(re.find_iter(sentence).map(|m| (rank, m)));
+    }
+    all.sort_by_key(|&(rank, m)| (m.start(), rank));
+    let mut end = 0;
+    let mut out = Vec::new();
+    for (_, m) in all {
+        if m.start() >= end {
+            end = m.end();
+            out.push(m);
+        }
+    }
+    out
+}
 
 static CRED_WEAK: LazyLock<Regex> = LazyLock::new(|| {
     alternation_with(
@@ -229,7 +264,7 @@ fn start_of(m: &regex::Match<'_>) -> usize {
 /// Every credential and data object in `sentence`, in order of position.
 pub(crate) fn find_objects(sentence: &str) -> Vec<Obj> {
     let mut out = Vec::new();
-    for m in CRED_STRONG.find_iter(sentence) {
+    for m in cred_strong_matches(sentence) {
         // A `.pub` key file is the public half.
         if m.as_str().to_ascii_lowercase().ends_with(".pub") {
             continue;
@@ -343,9 +378,14 @@ pub(crate) fn address_target(sentence: &str) -> Option<String> {
 
 /// The object and sink patterns with their names, for the prefilter's anchor tests.
 #[cfg(test)]
-pub(crate) fn patterns() -> [(&'static str, &'static Regex); 9] {
+pub(crate) fn patterns() -> [(&'static str, &'static Regex); 13] {
+    let [ssh_home, ssh, home, key_file] = &*CRED_PATHS;
     [
         ("CRED_STRONG", &CRED_STRONG),
+        ("CRED_PATHS ~/.ssh", ssh_home),
+        ("CRED_PATHS .ssh/", ssh),
+        ("CRED_PATHS home", home),
+        ("CRED_PATHS key file", key_file),
         ("CRED_WEAK", &CRED_WEAK),
         ("IDENT", &IDENT),
         ("DATA_STRONG", &DATA_STRONG),
@@ -360,6 +400,33 @@ pub(crate) fn patterns() -> [(&'static str, &'static Regex); 9] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn cred_labels(sentence: &str) -> Vec<String> {
+        find_objects(sentence)
+            .into_iter()
+            .filter(|o| o.kind == ObjKind::CredStrong)
+            .map(|o| o.label)
+            .collect()
+    }
+
+    #[test]
+    fn credential_paths_match_as_one_alternation_would() {
+        // A path run covers the key file inside it; at one start the earlier pattern wins.
+        assert_eq!(cred_labels("read ~/.ssh/id_rsa now"), ["~/.ssh/id_rsa"]);
+        assert_eq!(cred_labels("cat /root/.aws/token"), ["/root/.aws/token"]);
+        assert_eq!(cred_labels("load id_rsa.pem"), ["id_rsa"]);
+        assert_eq!(
+            cred_labels("load server.pem and id_ed25519"),
+            ["server.pem", "id_ed25519"]
+        );
+        assert!(cred_labels("share id_rsa.pub").is_empty());
+        // A run that fails at its end no longer hides the matches inside it, nor makes
+        // each of them cost a read to the end.
+        let glued = "-id_rsa".repeat(4096);
+        assert_eq!(cred_labels(&format!("read {glued}")).len(), 4096);
+        let homes = "/root/id_rsa".repeat(1024);
+        assert_eq!(cred_labels(&format!("read {homes}")).len(), 1024);
+    }
 
     #[test]
     fn secret_names() {
