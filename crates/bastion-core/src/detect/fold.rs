@@ -721,10 +721,12 @@ pub(crate) const LEADING_WORD_BYTES: usize = 64;
 
 /// The first whitespace-separated word of `rest` (empty when `rest` is blank), or `None`
 /// when that word does not end within the first [`LEADING_WORD_BYTES`] bytes after the
-/// leading whitespace (fewer when a character straddles that point): no word any rule
-/// looks for is that long. Reading at most that far keeps a check made after each of a
-/// sentence's matches linear: a sentence without spaces (CJK text) would otherwise be
-/// read to its end once per match.
+/// leading whitespace (fewer when a character straddles that point). Callers treat `None`
+/// as "no word of theirs": a word that long, even one a caller would have trimmed of
+/// punctuation down to a word it looks for (`id))))…`), keeps the finding it would have
+/// cancelled, which errs toward flagging. Reading at most that far keeps a check made
+/// after each of a sentence's matches linear: a sentence without spaces (CJK text) would
+/// otherwise be read to its end once per match.
 pub(crate) fn leading_word(rest: &str) -> Option<&str> {
     let rest = rest.trim_start();
     let window = &rest[..rest.floor_char_boundary(LEADING_WORD_BYTES)];
