@@ -107,6 +107,9 @@ mod walk;
 #[cfg(test)]
 mod tests;
 
+#[cfg(test)]
+mod scan_shape_tests;
+
 pub use shadowing::{ShadowIndex, name_shadowing};
 pub use size::DescriptorLimits;
 

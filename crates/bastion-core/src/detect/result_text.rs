@@ -266,6 +266,15 @@ pub(crate) fn scan(text: &str, path: &str, is_error: bool) -> Vec<Finding> {
     )]
 }
 
+/// The hidden-comment patterns, for the search-shape test.
+#[cfg(test)]
+pub(super) fn shape_patterns() -> Vec<(&'static str, &'static Regex)> {
+    HIDDEN_COMMENTS
+        .iter()
+        .map(|re| ("HIDDEN_COMMENTS", re))
+        .collect()
+}
+
 #[cfg(test)]
 #[path = "result_text_tests.rs"]
 mod tests;

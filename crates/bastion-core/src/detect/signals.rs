@@ -269,6 +269,13 @@ const KEPT_BUFFER: usize = 8 << 20;
 
 /// [`analyze`] (or [`analyze_descriptor`]) without the prefilter: every sentence gets the
 /// full analysis.
+/// The patterns of this module searched repeatedly over a sentence (`captures_iter`),
+/// for the search-shape test; the others read a bounded window or an anchored prefix.
+#[cfg(test)]
+pub(super) fn shape_patterns() -> Vec<(&'static str, &'static Regex)> {
+    PREREQUISITE.iter().map(|re| ("PREREQUISITE", re)).collect()
+}
+
 #[cfg(test)]
 pub(crate) fn analyze_full(text: &str, own_name: Option<&str>, mode: Mode) -> Signals {
     let folded = super::fold::reference_fold(text);
