@@ -23,6 +23,7 @@ use bastion_core::json;
 use bastion_core::pins::LaunchConfig;
 use bastion_core::result::ResultOptions;
 use bastion_core::sanitize::sanitize_text;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
@@ -465,13 +466,25 @@ pub(crate) async fn failpoint_delay(name: &str) {
 /// Reads the host's frames and hands each to the relay, behind the panic boundary
 /// ([`Relay::contain`]): a bug in a check refuses that one frame, and reading goes on.
 async fn read_host<R: AsyncRead + Unpin>(relay: &Arc<Relay>, mut reader: FrameReader<R>) {
+    // The handling of a host frame is a large future (~20 KB): boxed, in one allocation
+    // reused frame after frame (an allocation that size per frame made the allocator
+    // consolidate its free lists each time).
+    let mut slot = None;
     loop {
         match reader.next().await {
             Ok(ReadEvent::Frame(f)) => {
                 let f_len = f.len();
-                // Boxed: the handling of a host request is a large future (~20 KB).
-                let handling = Box::pin(relay.on_host_frame(f));
-                relay.contain(HOST_TO_SERVER, f_len, handling).await;
+                let next = relay.on_host_frame(f);
+                let handling = match slot.as_mut() {
+                    Some(held) => {
+                        Pin::set(held, next);
+                        held
+                    }
+                    None => slot.insert(Box::pin(next)),
+                };
+                relay
+                    .contain(HOST_TO_SERVER, f_len, handling.as_mut())
+                    .await;
             }
             Ok(ReadEvent::Oversized { bytes, prefix }) => {
                 let handling = async { relay.host_oversized(bytes, json::recover(&prefix)).await };
