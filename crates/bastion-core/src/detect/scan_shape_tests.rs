@@ -1,31 +1,37 @@
 //! Search shape of the detector patterns that are searched more than once per sentence
-//! (`find_iter` and `captures_iter` loops): a guard against the quadratic scans found by
-//! the hostile reviews of 2026-12-05.
+//! (`find_iter` and `captures_iter` loops): a guard against adding the shape behind the
+//! quadratic scans found on 2026-12-05.
 //!
-//! Each of those scans came from one shape: an unbounded repeat (`+`, `*`, `{n,}`) inside
-//! a choice (a branch of an alternation, or an optional part). On a long run that the
-//! repeat accepts, a search started before a short match keeps reading until the repeat
-//! fails at the end of the run, reports the short match, and the next search starts just
-//! after it and reads the run again. Whether an existing repeat of that shape can be
-//! driven that way depends on what else can match inside its run, which this test cannot
-//! decide; so it counts them. A pattern edit that adds one fails here: bound the repeat
-//! (`{1,64}`), search the alternative on its own (see `objects::CRED_PATHS`), or measure
-//! the worst input (bench `injection_scan`, a 64 KiB vs 256 KiB text) and then raise the
-//! count. A repeat of whitespace is not counted: folded text has no run of two
-//! whitespace characters ([`super::fold`] collapses them).
+//! Each of those scans came from one shape: a long repeat (`+`, `*`, `{n,}`, or bounded
+//! above [`LONG_REPEAT`]) inside a choice (a branch of an alternation, an optional part,
+//! or an iteration past a repeat's minimum). On a long run that the repeat accepts, a
+//! search started before a short match keeps reading until the repeat fails at the end of
+//! the run, reports the short match, and the next search starts just after it and reads
+//! the run again. Whether a repeat of that shape can be driven that way depends on what
+//! else can match inside its run, which this test does not decide; it counts them. A
+//! pattern edit that adds one fails here: bound the repeat, search the alternative on its
+//! own (see `objects::CRED_PATHS`), or read words only after a space (the Korean
+//! concealment patterns), then measure the worst input (bench `injection_scan`, 64 KiB
+//! against 256 KiB) and raise the count. A repeat of whitespace is not counted: folded
+//! text has no run of two whitespace characters ([`super::fold`] collapses them).
+//!
+//! Only the patterns listed in [`searched_repeatedly`] are checked: a new `find_iter`
+//! loop over another pattern must be added there.
 
 use regex::Regex;
 use regex_syntax::hir::{Class, Hir, HirKind};
 
-/// Appends to `out` the unbounded repeats of `hir` that sit inside a choice, printed as
-/// their own pattern.
+/// Appends to `out` the long repeats of `hir` that sit inside a choice, printed as their
+/// own pattern.
 fn repeats_in_choice(hir: &Hir, in_choice: bool, out: &mut Vec<String>) {
     match hir.kind() {
         HirKind::Repetition(rep) => {
-            if rep.max.is_none() && in_choice && !is_whitespace_class(&rep.sub) {
+            let long = rep.max.is_none_or(|max| max > LONG_REPEAT);
+            if long && in_choice && !is_whitespace_class(&rep.sub) {
                 out.push(hir.to_string());
             }
-            repeats_in_choice(&rep.sub, in_choice || rep.min == 0, out);
+            // Every iteration past the minimum is optional.
+            repeats_in_choice(&rep.sub, in_choice || rep.max != Some(rep.min), out);
         }
         HirKind::Capture(cap) => repeats_in_choice(&cap.sub, in_choice, out),
         HirKind::Concat(parts) => {
@@ -42,6 +48,9 @@ fn repeats_in_choice(hir: &Hir, in_choice: bool, out: &mut Vec<String>) {
     }
 }
 
+/// A bounded repeat longer than this reads like an unbounded one on a long run.
+const LONG_REPEAT: u32 = 255;
+
 /// A class of whitespace characters only (`\s`, `[ \t]`).
 fn is_whitespace_class(hir: &Hir) -> bool {
     match hir.kind() {
@@ -57,7 +66,7 @@ fn is_whitespace_class(hir: &Hir) -> bool {
     }
 }
 
-/// The unbounded repeats inside a choice of the compiled pattern `re`.
+/// The long repeats inside a choice of the compiled pattern `re`.
 fn repeats_in_choices(re: &Regex) -> Vec<String> {
     let hir = regex_syntax::parse(re.as_str())
         .unwrap_or_else(|e| panic!("a built-in pattern does not parse: {e}"));
@@ -92,14 +101,16 @@ fn searched_repeatedly() -> Vec<(&'static str, &'static Regex)> {
             .map(|re| ("CRED_DEMAND", *re)),
     );
     v.extend(super::signals::shape_patterns());
+    v.extend(super::secret_params::shape_patterns());
     v.extend(super::result_text::shape_patterns());
     v
 }
 
-/// How many unbounded repeats inside a choice each pattern had when this test was
-/// written. Not a proof that they are harmless: the detectors scan the hostile inputs of
-/// bench `injection_scan` and of the reviews in linear time, which covers the shapes
-/// tried so far.
+/// How many long repeats inside a choice each pattern has. Not a safety proof: when the
+/// table was first written (`b46da89`), `CONCEAL_STRONG`'s 43 included the Korean `\S+`
+/// that scanned 256 KiB in 8 s, fixed in `3344c46` without changing the count. A
+/// count that stays the same can hide a harmful repeat swapped for a harmless one; the
+/// test only makes an added repeat visible.
 const COUNTED: &[(&str, usize)] = &[
     ("COERCION", 0),
     ("PRECONDITION", 2),
@@ -107,7 +118,7 @@ const COUNTED: &[(&str, usize)] = &[
     ("CONCEAL_STRONG", 43),
     ("READ_VERB", 0),
     ("TRANSFER_VERB", 0),
-    ("NAMED_TOOL", 0),
+    ("NAMED_TOOL", 1),
     ("CRED_STRONG", 5),
     ("CRED_PATHS ~/.ssh", 0),
     ("CRED_PATHS .ssh/", 0),
@@ -120,6 +131,7 @@ const COUNTED: &[(&str, usize)] = &[
     ("PARAM_SINK", 9),
     ("CRED_DEMAND", 10),
     ("PREREQUISITE", 21),
+    ("SECRET_NOUNS", 32),
     ("HIDDEN_COMMENTS", 0),
 ];
 
@@ -170,7 +182,12 @@ fn the_shape_that_was_quadratic_is_counted() {
             "{fine}"
         );
     }
-    // An optional part is a choice too.
+    // An optional part is a choice too, and so is an iteration past a repeat's minimum;
+    // a bounded repeat longer than `LONG_REPEAT` counts as long.
     let optional = Regex::new(r"\bsend(?: to [a-z]+)?").unwrap();
     assert_eq!(repeats_in_choices(&optional), ["[a-z]+"]);
+    let iterated = Regex::new(r"\bx(?:_[a-z]+)+").unwrap();
+    assert_eq!(repeats_in_choices(&iterated), ["[a-z]+"]);
+    let wide = Regex::new(r"\bkey|\bsend\S{0,4096}x").unwrap();
+    assert_eq!(repeats_in_choices(&wide).len(), 1);
 }

@@ -494,6 +494,15 @@ pub(crate) fn scan_secret_params(
     }
 }
 
+/// The noun patterns searched repeatedly over a name's words, for the search-shape test.
+#[cfg(test)]
+pub(super) fn shape_patterns() -> Vec<(&'static str, &'static Regex)> {
+    Kind::ALL
+        .iter()
+        .map(|k| ("SECRET_NOUNS", k.pattern()))
+        .collect()
+}
+
 #[cfg(test)]
 #[path = "secret_params_tests.rs"]
 mod tests;
