@@ -83,6 +83,14 @@ pub(crate) fn alternation(parts: &[&str]) -> Regex {
 
 /// [`alternation`] of `parts` and then `more` (another module's alternatives).
 pub(crate) fn alternation_with(parts: &[&str], more: &[&str]) -> Regex {
+    alternation_cached(parts, more, DFA_CACHE_BYTES)
+}
+
+/// The lazy-DFA cache of one phrase pattern, bytes (see [`alternation_cached`]).
+const DFA_CACHE_BYTES: usize = 512 * 1024;
+
+/// [`alternation_with`] with a lazy-DFA cache of at most `cache_bytes`.
+fn alternation_cached(parts: &[&str], more: &[&str], cache_bytes: usize) -> Regex {
     let joined = parts
         .iter()
         .chain(more)
@@ -98,7 +106,7 @@ pub(crate) fn alternation_with(parts: &[&str], more: &[&str]) -> Regex {
     // 256 KiB text at ~1 MiB/s. At 512 KiB the same texts scan at 6-37 MiB/s, and
     // peak RSS over all of them grew by 0.7 MiB (bench `injection_scan`).
     regex::RegexBuilder::new(&joined)
-        .dfa_size_limit(512 * 1024)
+        .dfa_size_limit(cache_bytes)
         .build()
         .unwrap_or_else(|e| panic!("built-in pattern does not compile: {e}"))
 }
@@ -343,8 +351,13 @@ pub(crate) static OVERRIDE: LazyLock<Regex> = LazyLock::new(|| {
 
 const USER: &str = r"(?:user|users|human|customer|operator|owner|requester)";
 
+/// The concealment phrases of every language. Its cache is 2 MiB: the Korean
+/// alternatives' bounded run of glued characters (`\S{0,12}?` after the recipient)
+/// needs more states than 512 KiB on text dense with Korean recipients and verbs, where
+/// the lazy DFA then gave up and the fallback engine scanned ~200 KiB/s (a reviewer's
+/// random Korean tokens: 1.2 s per 256 KiB). The cache grows only as a text needs states.
 pub(crate) static CONCEAL_STRONG: LazyLock<Regex> = LazyLock::new(|| {
-    alternation_with(
+    alternation_cached(
         &[
             &format!(
                 r"\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|no need to)\s+(?:\S+\s+){{0,2}}?(?:tell|telling|inform|informing|mention|mentioning|notify|notifying|alert|alerting|warn|warning|reveal|revealing|disclose|disclosing|report|reporting|explain|explaining)\b(?:\s+\S+){{0,4}}?\s+(?:the |to the |your |to your |to )?{USER}\b"
@@ -373,6 +386,7 @@ pub(crate) static CONCEAL_STRONG: LazyLock<Regex> = LazyLock::new(|| {
             r"\bsin (?:decirle|avisarle|informarle) al usuario\b",
         ],
         langs::CONCEAL_STRONG,
+        2 * 1024 * 1024,
     )
 });
 
