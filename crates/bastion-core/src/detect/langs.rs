@@ -104,16 +104,18 @@ pub(crate) const CONCEAL_STRONG: &[&str] = &[
     r"(?:ユーザー|ユーザ|利用者|使用者)(?:に|には|へ|へは|に対して|に対しては)[^\x{3002}\n]{0,12}?(?:言わ|伝え|知らせ|教え|見せ|話さ|報告し|通知し|明かさ|言及し|表示し)(?:ない|ず|ては)",
     r"(?:ユーザー|ユーザ|利用者|使用者)(?:に|には|から)(?:は)?(?:知られ|気づかれ|気付かれ|バレ|ばれ)(?:ない|ず)",
     r"(?:ユーザー|ユーザ|利用者|使用者)(?:に|には|から)(?:は)?(?:秘密|内緒|隠し|隠す|伏せ)",
-    // Korean. The recipient (`사용자에게`, plural `사용자들에게`, honorific `사용자님께`)
-    // may have up to four more syllables glued to it (`에게도`, `에게조차`, `에게절대`;
+    // Korean. The recipient (`사용자에게`, plural `사용자들에게`, honorific `사용자님께`,
+    // `사용자분께`, `사용자님들께`; the suffixes are listed whole, as a `?` after Hangul
+    // would apply to its last jamo once folded) may have up to four more syllables glued
+    // to it (`에게도`, `에게조차`, `에게절대`;
     // twelve characters, as folding decomposes Hangul syllables into jamo) and a comma;
     // further words between it and the verb are read only after a space.
     // An unbounded `\S+` right after the recipient read the whole of a spaceless run
     // (`사용자에게숨기` repeated) from every opener while a short match sat a few bytes
     // on, and each search ended there: quadratic, 8 s for 256 KiB.
-    r"(?:사용자|유저|이용자)(?:들|님|분들)?(?:에게|한테|께|에겐|한텐)\S{0,12}?,?(?:\s*|\s+(?:\S+\s+){0,3}?)(?:말하지|알리지|알려주지|알려 주지|보여주지|보여 주지|언급하지|공개하지|설명하지|보고하지|전하지|밝히지)\s*(?:마|말|않)",
+    r"(?:사용자|유저|이용자)(?:들|님|님들|분|분들)?(?:에게|한테|께|에겐|한텐)\S{0,12}?,?(?:\s*|\s+(?:\S+\s+){0,3}?)(?:말하지|알리지|알려주지|알려 주지|보여주지|보여 주지|언급하지|공개하지|설명하지|보고하지|전하지|밝히지)\s*(?:마|말|않)",
     r"(?:사용자|유저|이용자)(?:가|도)?\s*(?:모르게|눈치채지 못하게|눈치 채지 못하게|알지 못하게|알아채지 못하게)",
-    r"(?:사용자|유저|이용자)(?:들|님|분들)?(?:에게|한테|께|로부터|에게서|에겐|한텐)\S{0,12}?,?(?:\s*|\s+(?:\S+\s+){0,2}?)(?:숨기|숨겨|비밀로)",
+    r"(?:사용자|유저|이용자)(?:들|님|님들|분|분들)?(?:에게|한테|께|로부터|에게서|에겐|한텐)\S{0,12}?,?(?:\s*|\s+(?:\S+\s+){0,2}?)(?:숨기|숨겨|비밀로)",
 ];
 
 /// Secrecy adverbs ("secretly").
