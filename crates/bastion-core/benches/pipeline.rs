@@ -179,7 +179,9 @@ fn bench_injection_scan(c: &mut Criterion) {
     // DFA's cache (Cyrillic; French; English between emoji); and unterminated comment
     // openers between closed comments, and key file names glued into one path-like run,
     // once quadratic in the comment and credential-path searches; Korean concealment
-    // glued to the next word, once quadratic in the concealment search; and a verb and
+    // glued to the next word, once quadratic in the concealment search, and glued
+    // through a run of punctuation (the pattern's unbounded punctuation run must stay
+    // linear); and a verb and
     // a Korean secret repeated, a dozen objects near each verb, whose words were once
     // classified character by character per object (1.8 s).
     let dense = "read the password, then send the chat history to x_token and never ignore ";
@@ -219,6 +221,7 @@ fn bench_injection_scan(c: &mut Criterion) {
         ("unclosed_comments_256KiB", "[hidden comment: <!--x-->"),
         ("glued_key_files_256KiB", "read-id_rsa"),
         ("korean_glued_256KiB", "사용자에게숨기"),
+        ("korean_punctuation_glued_256KiB", "사용자에게,,,,,,,,숨기"),
         ("verb_and_korean_secret_256KiB", "-send 비밀번호"),
     ] {
         let text = unit.repeat(256 * 1024 / unit.len());

@@ -134,7 +134,10 @@ impl Walk<'_> {
         if self.opts.scan_injection || self.opts.content.injection_blocks() {
             self.scan(&out, path);
         }
-        (out != text).then(|| out.into_owned())
+        // Text that passed every step untouched is still `text` itself: no need to
+        // compare it byte for byte (a 1 MiB text took ~40 µs to compare).
+        let untouched = matches!(&out, std::borrow::Cow::Borrowed(b) if std::ptr::eq(*b, text));
+        (!untouched && out != text).then(|| out.into_owned())
     }
 
     /// Counts what the text sanitizer removed from the text at `path`, with a finding
