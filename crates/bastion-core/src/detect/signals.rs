@@ -161,11 +161,56 @@ fn objects_around(objects: &[Obj], start: usize, end: usize) -> Vec<&Obj> {
     before.chain(objects_after(objects, end)).collect()
 }
 
-/// Whether a negation that follows its verb ([`langs::POST_NEGATIONS`]: "stuur het
-/// gesprek niet door") stands between a verb ending at `from` and the word after its
-/// object, which ends at `to`.
-fn negated_between(sentence: &str, from: usize, to: usize) -> bool {
-    if to <= from {
+/// The negations of one sentence that follow their verb ([`langs::POST_NEGATIONS`]:
+/// "stuur het gesprek niet door"), found once for all the verb and object pairs that
+/// [`negated_between`] looks at: a sentence of `-send 비밀번호` repeated has a dozen objects
+/// near each verb, and splitting the span of each pair into words again took 1.8 s per
+/// 256 KiB (the Unicode classification of Hangul jamo is slow), and still 0.94 s when a
+/// negation was glued into a longer word (`비밀번호nietx`).
+struct PostNegations {
+    /// A negation occurs in the sentence, at least inside a longer word.
+    any: bool,
+    /// The byte ranges of the sentence's words (maximal runs of alphanumeric characters)
+    /// that are a negation, in order.
+    words: Vec<Range<usize>>,
+}
+
+impl PostNegations {
+    fn of(sentence: &str) -> Self {
+        let mut words = Vec::new();
+        let mut any = false;
+        for n in langs::POST_NEGATIONS {
+            for (at, _) in sentence.match_indices(n) {
+                any = true;
+                let end = at + n.len();
+                let alnum_before = sentence[..at]
+                    .chars()
+                    .next_back()
+                    .is_some_and(char::is_alphanumeric);
+                let alnum_after = sentence[end..]
+                    .chars()
+                    .next()
+                    .is_some_and(char::is_alphanumeric);
+                if !alnum_before && !alnum_after {
+                    words.push(at..end);
+                }
+            }
+        }
+        words.sort_unstable_by_key(|r| r.start);
+        Self { any, words }
+    }
+}
+
+/// The longest negation of [`langs::POST_NEGATIONS`], in characters.
+const LONGEST_POST_NEGATION: usize = 7;
+
+/// Whether a negation that follows its verb stands between a verb ending at `from` and
+/// the word after its object, which ends at `to`: whether a word of that span (split at
+/// every character that is not alphanumeric) is one of `negations`. The words inside the
+/// span come from the sentence's list; the span's first and last pieces, which its ends
+/// may cut out of longer words, are read here (at most a negation's length each).
+fn negated_between(sentence: &str, negations: &PostNegations, from: usize, to: usize) -> bool {
+    if to <= from || !negations.any {
         return false;
     }
     // The word after the object, looked for within a bounded stretch.
@@ -173,15 +218,24 @@ fn negated_between(sentence: &str, from: usize, to: usize) -> bool {
     let next = tail.trim_start();
     let word = next.find(char::is_whitespace).unwrap_or(next.len());
     let end = to + (tail.len() - next.len()) + word;
+    let i = negations.words.partition_point(|r| r.start < from);
+    if negations.words.get(i).is_some_and(|r| r.end <= end) {
+        return true;
+    }
     let span = &sentence[from..end];
-    // A negation that is one of the span's words is also a substring of it: looked for
-    // first, so that a span without one is not split by the Unicode classification of
-    // each character (slow for Hangul jamo: a text of `-send 비밀번호` repeated, with a
-    // dozen objects near each verb, took 1.8 s per 256 KiB).
-    langs::POST_NEGATIONS.iter().any(|n| span.contains(n))
-        && span
-            .split(|c: char| !c.is_alphanumeric())
-            .any(|w| langs::POST_NEGATIONS.contains(&w))
+    let is_negation = |piece: &str| langs::POST_NEGATIONS.contains(&piece);
+    let first = span
+        .char_indices()
+        .take(LONGEST_POST_NEGATION + 1)
+        .find(|(_, c)| !c.is_alphanumeric())
+        .map_or(span, |(at, _)| &span[..at]);
+    let last = span
+        .char_indices()
+        .rev()
+        .take(LONGEST_POST_NEGATION + 1)
+        .find(|(_, c)| !c.is_alphanumeric())
+        .map_or(span, |(at, c)| &span[at + c.len_utf8()..]);
+    is_negation(first) || is_negation(last)
 }
 
 /// Number of words between two byte offsets.
@@ -507,8 +561,9 @@ fn pair_verbs(s: &str, out: &mut Signals) {
         return;
     }
     let sink = find_sink(s);
+    let negations = PostNegations::of(s);
     for v in READ_VERB.find_iter(s) {
-        let Some(near) = verb_objects(s, &v, &objects, 8) else {
+        let Some(near) = verb_objects(s, &v, &objects, &negations, 8) else {
             continue;
         };
         if let Some(o) = near.iter().find(|o| o.kind == ObjKind::CredStrong) {
@@ -522,7 +577,7 @@ fn pair_verbs(s: &str, out: &mut Signals) {
     }
     for v in TRANSFER_VERB.find_iter(s) {
         let cjk = langs::is_cjk_verb(v.as_str());
-        let Some(near) = verb_objects(s, &v, &objects, 10) else {
+        let Some(near) = verb_objects(s, &v, &objects, &negations, 10) else {
             continue;
         };
         // "read X and put it in the 'notes' parameter": the verb refers back to a secret
@@ -579,6 +634,7 @@ fn verb_objects<'o>(
     s: &str,
     v: &regex::Match<'_>,
     objects: &'o [Obj],
+    negations: &PostNegations,
     max_words: usize,
 ) -> Option<Vec<&'o Obj>> {
     if langs::is_cjk_verb(v.as_str()) {
@@ -594,7 +650,7 @@ fn verb_objects<'o>(
         objects_after(objects, v.end())
             .filter(|o| {
                 words_between(s, v.end(), o.start) <= max_words
-                    && !negated_between(s, v.end(), o.end)
+                    && !negated_between(s, negations, v.end(), o.end)
             })
             .collect(),
     )
@@ -647,6 +703,53 @@ fn same_tool(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`negated_between`] as it was before the sentence's negations were found once:
+    /// the span split into words for every verb and object pair.
+    fn negated_between_per_pair(sentence: &str, from: usize, to: usize) -> bool {
+        if to <= from {
+            return false;
+        }
+        let tail = &sentence[to..floor_boundary(sentence, (to + 64).min(sentence.len()))];
+        let next = tail.trim_start();
+        let word = next.find(char::is_whitespace).unwrap_or(next.len());
+        let end = to + (tail.len() - next.len()) + word;
+        sentence[from..end]
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| langs::POST_NEGATIONS.contains(&w))
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(4096))]
+
+        /// The sentence's negations found once give the answer the span split per pair
+        /// gave, for spans cut anywhere (inside words too).
+        #[test]
+        fn negations_found_once_answer_as_the_split_per_pair(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "niet", "nooit", "nicht", "niemals", "nie", "nietje", "x", "ab", " ",
+                    ",", "-", "비밀번호", "é", "\n", "send", "1",
+                    // Tokens past the 64 bytes read after an object, so that the span
+                    // ends inside a word.
+                    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "yyyyyyyyyyyyyyyyyyyyyyyyyyyyy",
+                ]),
+                0..40,
+            ),
+            a in 0usize..400,
+            b in 0usize..400,
+        ) {
+            let sentence: String = pieces.concat();
+            let at = |i: usize| floor_boundary(&sentence, i.min(sentence.len()));
+            let (from, to) = (at(a), at(b));
+            let negations = PostNegations::of(&sentence);
+            proptest::prop_assert_eq!(
+                negated_between(&sentence, &negations, from, to),
+                negated_between_per_pair(&sentence, from, to),
+                "{:?} {}..{}", sentence, from, to
+            );
+        }
+    }
 
     fn sigs(text: &str) -> Vec<Sig> {
         let mut v: Vec<Sig> = analyze(text, Some("own_tool"))
