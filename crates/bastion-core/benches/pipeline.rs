@@ -144,6 +144,16 @@ fn bench_markdown(c: &mut Criterion) {
                 .len()
         });
     });
+    // One token of unclosed links: a URL trigger every 17 bytes, each candidate reaching
+    // to the end of the token.
+    let links = "[a](http://x/?q=x".repeat(64 * 1024 / 17);
+    group.bench_function("link_dense_64KiB", |b| {
+        b.iter(|| {
+            sanitize_markup(black_box(&links), None, &policy, "/t")
+                .findings
+                .len()
+        });
+    });
     let options = second_reading::options();
     group.bench_function("second_reading_parse_64KiB", |b| {
         b.iter(|| {

@@ -415,8 +415,12 @@ pub(super) fn autolink_trigger(rest: &str, before: Option<char>) -> Option<Trigg
 }
 
 /// How many URL candidates of one token are read in full (each costs a parse of up to
-/// the rest of the token); later ones are read in part ([`CAPPED_READ_BYTES`]).
-const MAX_CANDIDATES_IN_TOKEN: usize = 64;
+/// the rest of the token, then its query's pairs and its defanged form); later ones are
+/// read in part ([`CAPPED_READ_BYTES`]). At 64, a token of `[a](http://x/?q=x`
+/// repeated cost about 1.1 s per 256 KiB before the result was forwarded; at 8 about a
+/// sixth of that (bench `markdown/link_dense_64KiB`). A candidate read in part is made
+/// inert whenever its host is untrusted and its token holds a query or fragment.
+const MAX_CANDIDATES_IN_TOKEN: usize = 8;
 
 /// The replacement of a bare URL (markdown source, plain text) when it carries data to an
 /// untrusted host, when its host depends on the reader, or when it was cut short and
