@@ -246,6 +246,50 @@ fn bench_injection_scan(c: &mut Criterion) {
     group.bench_function("korean_random_tokens_256KiB", |b| {
         b.iter(|| scan_result_text(black_box(&korean_tokens), "").len());
     });
+    // Korean recipients, particles, verbs and endings between punctuation and emoji in
+    // one sentence: with the other languages' concealment phrases in one automaton, such
+    // text filled its lazy-DFA cache (a review: 0.26-0.43 s per 256 KiB).
+    let korean_punctuation = {
+        let tokens = [
+            "사용자",
+            "유저",
+            "고객",
+            "user",
+            "에게",
+            "께",
+            "님",
+            "말하지",
+            "숨기",
+            "마세요",
+            "않도록",
+            "면 안 돼",
+            " ",
+            ",",
+            "!",
+            "(",
+            ")",
+            "😀",
+            "—",
+            "★",
+            "、",
+            "…",
+            "가",
+            "절대",
+        ];
+        let mut seed: u64 = 7;
+        let mut text = String::new();
+        while text.len() < 256 * 1024 {
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            text.push_str(tokens[usize::try_from(seed >> 33).unwrap_or(0) % tokens.len()]);
+        }
+        text
+    };
+    group.throughput(Throughput::Bytes(korean_punctuation.len() as u64));
+    group.bench_function("korean_random_punctuation_256KiB", |b| {
+        b.iter(|| scan_result_text(black_box(&korean_punctuation), "").len());
+    });
     group.finish();
 }
 

@@ -104,23 +104,35 @@ pub(crate) const CONCEAL_STRONG: &[&str] = &[
     r"(?:ユーザー|ユーザ|利用者|使用者)(?:に|には|へ|へは|に対して|に対しては)[^\x{3002}\n]{0,12}?(?:言わ|伝え|知らせ|教え|見せ|話さ|報告し|通知し|明かさ|言及し|表示し)(?:ない|ず|ては)",
     r"(?:ユーザー|ユーザ|利用者|使用者)(?:に|には|から)(?:は)?(?:知られ|気づかれ|気付かれ|バレ|ばれ)(?:ない|ず)",
     r"(?:ユーザー|ユーザ|利用者|使用者)(?:に|には|から)(?:は)?(?:秘密|内緒|隠し|隠す|伏せ)",
-    // Korean. The recipient (`사용자에게`, plural `사용자들에게`, honorific `사용자님께`,
-    // `사용자분께`, `사용자님들께`, `고객님께`, `user에게`; the suffixes are listed whole, as
-    // a `?` after Hangul would apply to its last jamo once folded) may have up to four
-    // more syllables glued to it (`에게도`, `에게조차`, `에게절대`; twelve characters, as
-    // folding decomposes Hangul syllables into jamo), then a run of punctuation and up to
-    // twelve more (`에게만큼은(절대로)`, commas as padding; ASCII and Latin-1 punctuation,
-    // the General Punctuation to Miscellaneous Symbols blocks, CJK punctuation and
-    // emoji: a few ranges rather than `[\p{P}\p{S}]`, which doubled the size of these
-    // two patterns' automata); further words between it
-    // and the verb are read only after a space. The verb ends in a prohibition
-    // (`말하지 마`, `말하지 않`) or `면 안 돼` (`말하면 안 됩니다`).
-    // An unbounded `\S+` right after the recipient read the whole of a spaceless run
-    // (`사용자에게숨기` repeated) from every opener while a short match sat a few bytes
-    // on, and each search ended there: quadratic, 8 s for 256 KiB.
-    r"(?:사용자|유저|이용자|고객|user)(?:들|님|님들|분|분들)?(?:에게|한테|께|에겐|한텐)\S{0,12}?(?:[!-/:-@\[-`{-~\x{A1}-\x{BF}\x{2010}-\x{2BFF}\x{3001}-\x{303F}\x{1F000}-\x{1FAFF}]+\S{0,12}?)?(?:\s*|\s+(?:\S+\s+){0,3}?)(?:말하|알리|알려주|알려 주|알려드리|알려 드리|보여주|보여 주|보여드리|보여 드리|언급하|공개하|노출하|설명하|보고하|전하|밝히|얘기하|이야기하|말씀드리|말씀하)(?:지\s*(?:마|말|않)|면\s*안\s*(?:돼|되|됩))",
+];
+
+/// Hiding something from the user, in Korean: kept apart from [`CONCEAL_STRONG`] (its own
+/// automaton and lazy-DFA cache), because with the other languages in one alternation,
+/// text dense with Korean recipients, verbs and punctuation outgrew the shared cache and
+/// fell back to the slow engine (a review: 0.4 s per 256 KiB, 25-33 ms apart).
+///
+/// The recipient (`사용자에게`, plural `사용자들에게`, honorific `사용자님께`, `사용자분께`,
+/// `사용자님들께`, `고객님께`, `user에게`; the suffixes are listed whole, as a `?` after Hangul
+/// would apply to its last jamo once folded) may have up to four more syllables glued to
+/// it (`에게도`, `에게조차`, `에게절대`; twelve characters, as folding decomposes Hangul
+/// syllables into jamo), then a run of punctuation and up to twelve more
+/// (`에게만큼은(절대로)`, commas as padding; ASCII and Latin-1 punctuation, the General
+/// Punctuation to Miscellaneous Symbols blocks, CJK punctuation and emoji: a few ranges
+/// rather than `[\p{P}\p{S}]`, which doubled the size of these patterns' automata);
+/// further words between it and the verb are read only after a space. An unbounded
+/// `\S+` right after the recipient read the whole of a spaceless run (`사용자에게숨기`
+/// repeated) from every opener while a short match sat a few bytes on, and each search
+/// ended there: quadratic, 8 s for 256 KiB.
+///
+/// The verb must end as a prohibition or a purpose, not a plain negation or a question:
+/// `말하지 마(세요|십시오|라)`, `말하지 말고/말아`, `말하지 않도록/않게/않고`, `말하면 안
+/// 됩니다/돼/된다` (not `안 되는 이유`, `안 되나요`), `숨기세요`, `숨겨 주세요`, `비밀로 하세요`
+/// (not `알리지 않은 변경`, `말씀드리지만`, `숨김 처리된`, `비밀로 한 적이 없습니다`). Folded,
+/// `마` is also the start of `만` (`마` + a final jamo), so what may follow it is listed.
+pub(crate) const CONCEAL_STRONG_KO: &[&str] = &[
+    r"(?:사용자|유저|이용자|고객|user)(?:들|님|님들|분|분들)?(?:에게|한테|께|에겐|한텐)\S{0,12}?(?:[!-/:-@\[-`{-~\x{A1}-\x{BF}\x{2010}-\x{2BFF}\x{3001}-\x{303F}\x{1F000}-\x{1FAFF}]+\S{0,12}?)?(?:\s*|\s+(?:\S+\s+){0,3}?)(?:말하|알리|알려주|알려 주|알려드리|알려 드리|보여주|보여 주|보여드리|보여 드리|언급하|공개하|노출하|설명하|보고하|전하|밝히|얘기하|이야기하|말씀드리|말씀하)(?:지\s*(?:마(?:세요|십시오|시오|라|요)?(?:$|[\s,.!~])|말(?:고|아|것|도록|라)|않(?:도록|게|고))|면\s*안\s*(?:됩니다|된다|됨|돼요|돼)(?:$|[\s,.!~]))",
     r"(?:사용자|유저|이용자)(?:가|도)?\s*(?:모르게|눈치채지 못하게|눈치 채지 못하게|알지 못하게|알아채지 못하게)",
-    r"(?:사용자|유저|이용자|고객|user)(?:들|님|님들|분|분들)?(?:에게|한테|께|로부터|에게서|에겐|한텐)\S{0,12}?(?:[!-/:-@\[-`{-~\x{A1}-\x{BF}\x{2010}-\x{2BFF}\x{3001}-\x{303F}\x{1F000}-\x{1FAFF}]+\S{0,12}?)?(?:\s*|\s+(?:\S+\s+){0,2}?)(?:숨기|숨겨|비밀로)",
+    r"(?:사용자|유저|이용자|고객|user)(?:들|님|님들|분|분들)?(?:에게|한테|께|로부터|에게서|에겐|한텐)\S{0,12}?(?:[!-/:-@\[-`{-~\x{A1}-\x{BF}\x{2010}-\x{2BFF}\x{3001}-\x{303F}\x{1F000}-\x{1FAFF}]+\S{0,12}?)?(?:\s*|\s+(?:\S+\s+){0,2}?)(?:숨기(?:세요|십시오|시오|고|라|도록)|숨겨(?:야|라|요|\s*주|\s*줘|\s*두|\s*놓)|비밀로\s*(?:하세요|하십시오|하고|하라|해|유지))",
 ];
 
 /// Secrecy adverbs ("secretly").

@@ -351,13 +351,12 @@ pub(crate) static OVERRIDE: LazyLock<Regex> = LazyLock::new(|| {
 
 const USER: &str = r"(?:user|users|human|customer|operator|owner|requester)";
 
-/// The concealment phrases of every language. Its cache is 2 MiB: the Korean
-/// alternatives' bounded run of glued characters (`\S{0,12}?` after the recipient)
-/// needs more states than 512 KiB on text dense with Korean recipients and verbs, where
-/// the lazy DFA then gave up and the fallback engine scanned ~200 KiB/s (a reviewer's
-/// random Korean tokens: 1.2 s per 256 KiB). The cache grows only as a text needs states.
+/// The concealment phrases of every language but Korean ([`CONCEAL_STRONG_KO`]), with
+/// the default 512 KiB cache: the Korean alternatives' bounded runs of glued characters
+/// and punctuation needed more states than that (then 2 MiB, and a review filled even
+/// that with text dense with Korean recipients, verbs and punctuation).
 pub(crate) static CONCEAL_STRONG: LazyLock<Regex> = LazyLock::new(|| {
-    alternation_cached(
+    alternation_with(
         &[
             &format!(
                 r"\b(?:do not|don't|dont|never|must not|mustn't|should not|shouldn't|no need to)\s+(?:\S+\s+){{0,2}}?(?:tell|telling|inform|informing|mention|mentioning|notify|notifying|alert|alerting|warn|warning|reveal|revealing|disclose|disclosing|report|reporting|explain|explaining)\b(?:\s+\S+){{0,4}}?\s+(?:the |to the |your |to your |to )?{USER}\b"
@@ -386,9 +385,15 @@ pub(crate) static CONCEAL_STRONG: LazyLock<Regex> = LazyLock::new(|| {
             r"\bsin (?:decirle|avisarle|informarle) al usuario\b",
         ],
         langs::CONCEAL_STRONG,
-        2 * 1024 * 1024,
     )
 });
+
+/// [`langs::CONCEAL_STRONG_KO`]: Korean concealment, its own automaton and a 2 MiB
+/// lazy-DFA cache (grown only as a text needs states), so that text dense with Korean
+/// recipients, verbs and punctuation neither fills [`CONCEAL_STRONG`]'s cache nor is
+/// slowed by the other languages' alternatives.
+pub(crate) static CONCEAL_STRONG_KO: LazyLock<Regex> =
+    LazyLock::new(|| alternation_cached(&[], langs::CONCEAL_STRONG_KO, 2 * 1024 * 1024));
 
 pub(crate) static CONCEAL_WEAK: LazyLock<Regex> = LazyLock::new(|| {
     alternation_with(

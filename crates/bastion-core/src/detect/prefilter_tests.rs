@@ -104,6 +104,11 @@ fn patterns() -> Vec<(&'static str, &'static Regex, Need)> {
             Family(F::CONCEAL_STRONG),
         ),
         (
+            "CONCEAL_STRONG_KO",
+            &phrases::CONCEAL_STRONG_KO,
+            Family(F::CONCEAL_STRONG),
+        ),
+        (
             "CONCEAL_WEAK",
             &phrases::CONCEAL_WEAK,
             Family(F::CONCEAL_WEAK),

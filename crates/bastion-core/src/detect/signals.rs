@@ -11,10 +11,10 @@ use super::fold::{fold, fold_anchor, fold_into};
 use super::langs;
 use super::objects::{Obj, ObjKind, address_target, find_objects, find_sink};
 use super::phrases::{
-    ADDRESS, ADDRESS_THIRD, CHAT_ROLE, COERCION, COERCION_ARGUMENTS, CONCEAL_STRONG, CONCEAL_WEAK,
-    CRED_REQUEST, FIRST_RUN, NAMED_TOOL, OTHER_REF, OVERRIDE, PRECONDITION, PSEUDO_TAG, READ_VERB,
-    RECIPIENT, REROUTE, ROLE_PREFIX, RUN_COMMAND, SHADOW_ACTION, STANDING, STANDING_IMPERATIVE,
-    Sig, TOOL_CALL, TRANSFER_VERB, TRIGGER,
+    ADDRESS, ADDRESS_THIRD, CHAT_ROLE, COERCION, COERCION_ARGUMENTS, CONCEAL_STRONG,
+    CONCEAL_STRONG_KO, CONCEAL_WEAK, CRED_REQUEST, FIRST_RUN, NAMED_TOOL, OTHER_REF, OVERRIDE,
+    PRECONDITION, PSEUDO_TAG, READ_VERB, RECIPIENT, REROUTE, ROLE_PREFIX, RUN_COMMAND,
+    SHADOW_ACTION, STANDING, STANDING_IMPERATIVE, Sig, TOOL_CALL, TRANSFER_VERB, TRIGGER,
 };
 use super::prefilter::family as F;
 use regex::Regex;
@@ -201,8 +201,19 @@ impl PostNegations {
     }
 }
 
-/// The longest negation of [`langs::POST_NEGATIONS`], in characters.
-const LONGEST_POST_NEGATION: usize = 7;
+/// The longest negation of [`langs::POST_NEGATIONS`], in bytes (so at least its
+/// characters): computed, so that a longer negation added to the list is read whole.
+const LONGEST_POST_NEGATION: usize = {
+    let mut longest = 0;
+    let mut i = 0;
+    while i < langs::POST_NEGATIONS.len() {
+        if langs::POST_NEGATIONS[i].len() > longest {
+            longest = langs::POST_NEGATIONS[i].len();
+        }
+        i += 1;
+    }
+    longest
+};
 
 /// Whether a negation that follows its verb stands between a verb ending at `from` and
 /// the word after its object, which ends at `to`: whether a word of that span (split at
@@ -521,7 +532,10 @@ fn prerequisites(s: &str, own: Option<&str>) -> Vec<Range<usize>> {
 /// Concealment from the user; concealing a secret ("never reveal the api key to the
 /// user") is only weak.
 fn conceal_strong(s: &str, out: &mut Signals) {
-    for m in CONCEAL_STRONG.find_iter(s) {
+    for m in CONCEAL_STRONG
+        .find_iter(s)
+        .chain(CONCEAL_STRONG_KO.find_iter(s))
+    {
         // "never reveal the api key to the user" protects a secret; it hides nothing.
         let protects_secret = find_objects(m.as_str())
             .iter()
