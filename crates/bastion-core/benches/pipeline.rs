@@ -37,6 +37,30 @@ fn pipeline(bytes: &[u8], opts: &ResultOptions) -> usize {
     outcome.findings.len() + usize::from(outcome.rewritten.is_some())
 }
 
+/// A fixed pseudo-random sequence (a 64-bit linear congruential generator, Knuth's
+/// MMIX constants), so that generated bench texts are the same on every run.
+fn lcg(mut seed: u64) -> impl FnMut() -> usize {
+    move || {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        usize::try_from(seed >> 33).unwrap_or(0)
+    }
+}
+
+/// `tokens` drawn with `next` and joined until the text holds at least `bytes` bytes.
+fn random_text<S: AsRef<str>>(
+    tokens: &[S],
+    next: &mut impl FnMut() -> usize,
+    bytes: usize,
+) -> String {
+    let mut text = String::new();
+    while text.len() < bytes {
+        text.push_str(tokens[next() % tokens.len()].as_ref());
+    }
+    text
+}
+
 fn bench(c: &mut Criterion) {
     let opts = ResultOptions {
         max_text_bytes: 4 * 1024 * 1024,
@@ -204,23 +228,13 @@ fn bench_injection_scan(c: &mut Criterion) {
     // Korean recipients, a verb, spaces and 30 syllables drawn at random (a fixed
     // sequence): the concealment pattern's states outgrew a 512 KiB lazy-DFA cache.
     let korean_tokens = {
-        let mut seed: u64 = 1;
-        let mut next = move || {
-            seed = seed
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            usize::try_from(seed >> 33).unwrap_or(0)
-        };
+        let mut next = lcg(1);
         let mut tokens: Vec<String> = vec!["사용자에게".into(), "말하지".into(), " ".into()];
         for _ in 0..30 {
             let syllable = 0xAC00 + u32::try_from(next() % 11_172).unwrap_or(0);
             tokens.push(char::from_u32(syllable).unwrap_or('가').to_string());
         }
-        let mut text = String::new();
-        while text.len() < 256 * 1024 {
-            text.push_str(&tokens[next() % tokens.len()]);
-        }
-        text
+        random_text(&tokens, &mut next, 256 * 1024)
     };
     for (label, unit) in [
         ("anchor_dense_256KiB", dense),
@@ -276,15 +290,7 @@ fn bench_injection_scan(c: &mut Criterion) {
             "가",
             "절대",
         ];
-        let mut seed: u64 = 7;
-        let mut text = String::new();
-        while text.len() < 256 * 1024 {
-            seed = seed
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            text.push_str(tokens[usize::try_from(seed >> 33).unwrap_or(0) % tokens.len()]);
-        }
-        text
+        random_text(&tokens, &mut lcg(7), 256 * 1024)
     };
     group.throughput(Throughput::Bytes(korean_punctuation.len() as u64));
     group.bench_function("korean_random_punctuation_256KiB", |b| {

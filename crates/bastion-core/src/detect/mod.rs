@@ -95,6 +95,7 @@ mod meta;
 mod names;
 mod objects;
 mod phrases;
+mod post_negation;
 mod prefilter;
 mod result_text;
 mod secret_params;
