@@ -99,11 +99,37 @@ impl UriTemplate {
         let path_end = without_fragment
             .find(['?'])
             .unwrap_or(without_fragment.len());
-        let dot_segment = without_fragment[..path_end]
-            .split('/')
-            .any(|seg| seg == "." || seg == ".." || seg.eq_ignore_ascii_case("%2e%2e"));
+        let dot_segment = without_fragment[..path_end].split('/').any(is_dot_segment);
         !dot_segment && m.is_match(without_fragment)
     }
+}
+
+/// Rounds of percent-decoding [`is_dot_segment`] applies: a server that decodes a path
+/// twice reads `%252e` as `.`; one that decodes three times is not worth more rounds.
+const DECODE_ROUNDS: usize = 3;
+
+/// Whether a path segment is, or may be read by the server as, `.` or `..` (RFC 3986
+/// §5.2.4): compared after percent-decoding (`%2e`, `.%2E`, and up to [`DECODE_ROUNDS`]
+/// rounds for servers that decode twice), and without a path parameter (`..;x`, which
+/// servlet containers resolve as `..`). WHATWG URL's "double-dot segment" lists the same
+/// encoded forms.
+fn is_dot_segment(segment: &str) -> bool {
+    let mut seg = std::borrow::Cow::Borrowed(segment.as_bytes());
+    for round in 0..=DECODE_ROUNDS {
+        let bare = seg.split(|&b| b == b';').next().unwrap_or_default();
+        if bare == b"." || bare == b".." {
+            return true;
+        }
+        if round == DECODE_ROUNDS || !seg.contains(&b'%') {
+            return false;
+        }
+        let decoded: Vec<u8> = percent_encoding::percent_decode(&seg).collect();
+        if decoded == *seg {
+            return false;
+        }
+        seg = std::borrow::Cow::Owned(decoded);
+    }
+    false
 }
 
 /// The regex of one expression (`expr` without braces).
@@ -208,6 +234,47 @@ mod tests {
         assert!(!t("docs://{+path}").matches("docs://a/%2E%2E/etc"));
         assert!(!index.matches("orders://index?admin=1"));
         assert!(t("orders://q{?a,b}").matches("orders://q?b=2&a=1"));
+    }
+
+    #[test]
+    fn encoded_and_parameterised_dot_segments_do_not_match() {
+        let path = t("docs://{+path}");
+        let notes = t("orders://notes{/id}");
+        for seg in [
+            "..",
+            ".",
+            "%2e%2e",
+            "%2E%2e",
+            ".%2e",
+            "%2e.",
+            "%2E",
+            "..;x",
+            "%2e%2e;jsessionid=1",
+            "%252e%252e",
+            "%25252e%25252e",
+            ".;",
+            "%2e;",
+        ] {
+            assert!(
+                !path.matches(&format!("docs://a/{seg}/etc/passwd")),
+                "{seg}"
+            );
+            assert!(!notes.matches(&format!("orders://notes/{seg}")), "{seg}");
+        }
+        // Dots inside a name, and encodings of other characters, are ordinary segments.
+        for seg in [
+            "...",
+            "a..",
+            "..a",
+            "%2e%2e%2e",
+            "v1.2",
+            "%41",
+            ".hidden",
+            "%2e%2ex",
+        ] {
+            assert!(path.matches(&format!("docs://a/{seg}/b")), "{seg}");
+            assert!(notes.matches(&format!("orders://notes/{seg}")), "{seg}");
+        }
     }
 
     #[test]
