@@ -434,13 +434,32 @@ fn prerequisites(s: &str, own: Option<&str>) -> Vec<Range<usize>> {
     out
 }
 
+/// Words that make a Korean recipient third parties when they come right before it
+/// (`다른 사용자에게 공유하지 마세요`, "do not share it with other users"): privacy
+/// advice, not concealment from the user the assistant serves. Folded.
+static OTHER_PEOPLE_KO: LazyLock<Vec<String>> =
+    LazyLock::new(|| ["다른", "타", "외부"].iter().map(|w| fold(w)).collect());
+
+/// Whether the folded text before byte `start` ends with one of [`OTHER_PEOPLE_KO`] as
+/// a word of its own (after a space or at the start, not the end of a longer word), an
+/// optional space between it and `start`.
+fn other_people_before(s: &str, start: usize) -> bool {
+    let before = s[..start].strip_suffix(' ').unwrap_or(&s[..start]);
+    OTHER_PEOPLE_KO.iter().any(|w| {
+        before
+            .strip_suffix(w.as_str())
+            .is_some_and(|head| !head.chars().next_back().is_some_and(char::is_alphanumeric))
+    })
+}
+
 /// Concealment from the user; concealing a secret ("never reveal the api key to the
-/// user") is only weak.
+/// user") is only weak. A Korean recipient after [`OTHER_PEOPLE_KO`] is someone else.
 fn conceal_strong(s: &str, out: &mut Signals) {
-    for m in CONCEAL_STRONG
-        .find_iter(s)
-        .chain(CONCEAL_STRONG_KO.find_iter(s))
-    {
+    for m in CONCEAL_STRONG.find_iter(s).chain(
+        CONCEAL_STRONG_KO
+            .find_iter(s)
+            .filter(|m| !other_people_before(s, m.start())),
+    ) {
         // "never reveal the api key to the user" protects a secret; it hides nothing.
         let protects_secret = find_objects(m.as_str())
             .iter()
