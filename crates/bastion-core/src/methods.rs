@@ -50,6 +50,52 @@ fn skeleton(v: &Value) -> Value {
     }
 }
 
+/// Values (nodes) of a `structuredContent` tree up to which the typed view reads it as it
+/// is: copying the rest of the result would cost more than copying a tree this small.
+const SMALL_TREE_NODES: usize = 64;
+
+/// Whether `v` has more than `budget` values (itself included); stops counting there.
+fn has_more_nodes(v: &Value, budget: &mut usize) -> bool {
+    if *budget == 0 {
+        return true;
+    }
+    *budget -= 1;
+    match v {
+        Value::Array(items) => items.iter().any(|i| has_more_nodes(i, budget)),
+        Value::Object(map) => map.values().any(|i| has_more_nodes(i, budget)),
+        _ => false,
+    }
+}
+
+/// A `tools/call` result whose `structuredContent` has more than [`SMALL_TREE_NODES`]
+/// values, with that
+/// member replaced by `{}` and long strings of the others cut ([`skeleton`]); `None` when
+/// there is no such member. The schema leaves `structuredContent` free (any JSON value,
+/// MCP 2025-11-25 "Tools §Structured Content"; it is checked against the tool's
+/// `outputSchema` elsewhere), so the typed view only needs it present, and copying a
+/// large tree into the model cost as much as parsing it (a 1.5 MB nested value: 178 ms).
+fn without_structured_content(result: &Value) -> Option<Value> {
+    let map = result.as_object()?;
+    if !map
+        .get("structuredContent")
+        .is_some_and(|s| has_more_nodes(s, &mut SMALL_TREE_NODES.clone()))
+    {
+        return None;
+    }
+    Some(Value::Object(
+        map.iter()
+            .map(|(k, v)| {
+                let v = if k == "structuredContent" {
+                    Value::Object(serde_json::Map::new())
+                } else {
+                    skeleton(v)
+                };
+                (k.clone(), v)
+            })
+            .collect(),
+    ))
+}
+
 fn view<T: serde::de::DeserializeOwned>(
     what: &'static str,
     method: &str,
@@ -115,6 +161,9 @@ pub fn check_result(method: &str, result: &Value) -> Result<(), StructureError> 
             }
             if !result.get("content").is_some_and(Value::is_array) {
                 return Err(fail(R, method, "content must be an array"));
+            }
+            if let Some(light) = without_structured_content(result) {
+                return view::<model::CallToolResult>(R, method, &light);
             }
             view::<model::CallToolResult>(R, method, result)
         }
@@ -216,6 +265,34 @@ mod tests {
         assert!(check_result("tools/call", &v).is_err());
         let s = skeleton(&json!({"a": "\u{e9}".repeat(600)}));
         assert!(s["a"].as_str().unwrap().len() <= VIEW_STRING_BYTES);
+    }
+
+    #[test]
+    fn structured_content_is_read_as_present_not_copied() {
+        let mut deep = json!("leaf");
+        for _ in 0..40 {
+            deep = json!([deep, {"a": 1}]);
+        }
+        let ok = json!({"content": [], "structuredContent": {"d": deep}});
+        assert!(without_structured_content(&ok).is_some());
+        assert!(check_result("tools/call", &ok).is_ok());
+        // The rest of the result is still viewed: a bad block or flag is refused.
+        let bad_block =
+            json!({"content": [{"type": "text", "text": 5}], "structuredContent": {"a": 1}});
+        assert!(check_result("tools/call", &bad_block).is_err());
+        let bad_flag = json!({"content": [], "structuredContent": [1], "isError": "yes"});
+        assert!(check_result("tools/call", &bad_flag).is_err());
+        let bad_meta = json!({"content": [], "structuredContent": {}, "_meta": 5});
+        assert!(check_result("tools/call", &bad_meta).is_err());
+        assert!(check_result("tools/call", &json!({"content": [], "_meta": 5})).is_err());
+        // A scalar or a small tree is viewed as it is.
+        assert!(
+            without_structured_content(&json!({"content": [], "structuredContent": 3})).is_none()
+        );
+        let small = json!({"content": [], "structuredContent": {"a": [1, 2, {"b": 3}]}});
+        assert!(without_structured_content(&small).is_none());
+        assert!(has_more_nodes(&json!([[1, 2], 3]), &mut 4));
+        assert!(!has_more_nodes(&json!([[1, 2], 3]), &mut 5));
     }
 
     #[test]
