@@ -8,9 +8,17 @@
 # `--no-trace-compares`: about twice the executions per second, less guidance toward
 # the constants a comparison expects); FUZZ_TIMEOUT, libFuzzer's per-input timeout in
 # wall-clock seconds (default 10; raise it when the fuzzers share the cores with builds);
-# FUZZ_MAX_LEN, the longest input in bytes (default 16384).
+# FUZZ_MAX_LEN, the longest input in bytes (default 16384); FUZZ_NARROW=1, coverage
+# instrumentation for bastion-core, pulldown-cmark and ammonia only (narrow-coverage.toml,
+# copied to .cargo/config.toml for the run; built in target-narrow/).
 set -uo pipefail
 cd "$(dirname "$0")"
+if [ "${FUZZ_NARROW:-0}" = 1 ]; then
+  [ -e .cargo/config.toml ] && { echo ".cargo/config.toml exists; not replacing it" >&2; exit 1; }
+  mkdir -p .cargo && cp narrow-coverage.toml .cargo/config.toml
+  trap 'rm -f .cargo/config.toml; rmdir .cargo 2>/dev/null' EXIT
+  FUZZ_BUILD_FLAGS="${FUZZ_BUILD_FLAGS:-} --target-dir target-narrow"
+fi
 secs=${1:-300}
 runs=${2:-10000000}
 shift $(( $# > 2 ? 2 : $# ))
