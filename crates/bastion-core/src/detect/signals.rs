@@ -452,14 +452,36 @@ fn other_people_before(s: &str, start: usize) -> bool {
     })
 }
 
+/// [`CONCEAL_STRONG_KO`] matches in `s` whose recipient is not after
+/// [`OTHER_PEOPLE_KO`]. After such a match the search goes on from the next character,
+/// not from the match's end: the user may be named again inside it
+/// (`다른 사용자에게도 사용자에게도 말하지 마세요`).
+fn korean_concealment(s: &str) -> Vec<regex::Match<'_>> {
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(m) = CONCEAL_STRONG_KO.find_at(s, from) {
+        if other_people_before(s, m.start()) {
+            from = s[m.start()..]
+                .chars()
+                .next()
+                .map_or(s.len(), |c| m.start() + c.len_utf8());
+        } else {
+            from = m.end().max(m.start() + 1);
+            found.push(m);
+        }
+        if from > s.len() {
+            break;
+        }
+        // An empty match at the end would repeat; no pattern matches empty.
+        from = s.ceil_char_boundary(from);
+    }
+    found
+}
+
 /// Concealment from the user; concealing a secret ("never reveal the api key to the
 /// user") is only weak. A Korean recipient after [`OTHER_PEOPLE_KO`] is someone else.
 fn conceal_strong(s: &str, out: &mut Signals) {
-    for m in CONCEAL_STRONG.find_iter(s).chain(
-        CONCEAL_STRONG_KO
-            .find_iter(s)
-            .filter(|m| !other_people_before(s, m.start())),
-    ) {
+    for m in CONCEAL_STRONG.find_iter(s).chain(korean_concealment(s)) {
         // "never reveal the api key to the user" protects a secret; it hides nothing.
         let protects_secret = find_objects(m.as_str())
             .iter()
