@@ -9,9 +9,12 @@
 //! adds one segment per variable (any number when exploded); `{;x}`, `{?x}`, `{&x}`
 //! their parameters; reserved `{+x}` and fragment `{#x}` also reserved characters. A
 //! template whose text before the first expression is not an absolute URI prefix with a
-//! scheme (`{+path}`, `x{/y}`) instantiates nothing: it would cover every URI. A
-//! requested URI with `.` or `..` path segments instantiates nothing either: the server
-//! may resolve them to a resource the template does not cover.
+//! scheme (`{+path}`, `x{/y}`) instantiates nothing: it would cover every URI. The URI
+//! is matched whole, as the server receives it (a fragment only where the template has a
+//! `{#x}` expression), and one that may take the server outside the template
+//! instantiates nothing either: `.`/`..` pieces (also percent-encoded, up to three
+//! rounds, or as overlong UTF-8 or fullwidth look-alikes), separators encoded inside a
+//! path segment, empty path segments and drive letters.
 
 use regex::Regex;
 
@@ -89,47 +92,127 @@ impl UriTemplate {
         &self.template
     }
 
-    /// Whether `uri` (its fragment ignored) is an expansion of this template and has no
-    /// `.`/`..` path segments.
+    /// Whether `uri` is an expansion of this template that stays inside it: the whole
+    /// URI as the server will receive it (a fragment only where the template has a
+    /// `{#x}` expression) matches, and the part after the template's literal prefix
+    /// does not lead out of it: no `.`/`..` piece (also encoded or as a look-alike), no
+    /// separator encoded inside a path segment, no empty path segment, no drive letter.
     pub fn matches(&self, uri: &str) -> bool {
         let Some(m) = &self.matcher else {
             return false;
         };
-        let without_fragment = uri.split('#').next().unwrap_or(uri);
-        let path_end = without_fragment
-            .find(['?'])
-            .unwrap_or(without_fragment.len());
-        let dot_segment = without_fragment[..path_end].split('/').any(is_dot_segment);
-        !dot_segment && m.is_match(without_fragment)
+        let literal = self.template.split('{').next().unwrap_or_default();
+        m.is_match(uri)
+            && !uri
+                .strip_prefix(literal)
+                .is_none_or(|rest| escapes(rest) || empty_segment(uri))
     }
 }
 
-/// Rounds of percent-decoding [`is_dot_segment`] applies: a server that decodes a path
-/// twice reads `%252e` as `.`; one that decodes three times is not worth more rounds.
+/// Rounds of percent-decoding [`escapes`] applies: a server that decodes a path twice
+/// reads `%252e` as `.`; one that decodes three times is not worth more rounds.
 const DECODE_ROUNDS: usize = 3;
 
-/// Whether a path segment is, or may be read by the server as, `.` or `..` (RFC 3986
-/// §5.2.4): compared after percent-decoding (`%2e`, `.%2E`, and up to [`DECODE_ROUNDS`]
-/// rounds for servers that decode twice), and without a path parameter (`..;x`, which
-/// servlet containers resolve as `..`). WHATWG URL's "double-dot segment" lists the same
-/// encoded forms.
-fn is_dot_segment(segment: &str) -> bool {
-    let mut seg = std::borrow::Cow::Borrowed(segment.as_bytes());
-    for round in 0..=DECODE_ROUNDS {
-        let bare = seg.split(|&b| b == b';').next().unwrap_or_default();
-        if bare == b"." || bare == b".." {
+/// Byte sequences that lenient decoders read as `.`, `/` or `\`: overlong UTF-8 forms
+/// (two and three bytes; RFC 3629 §3 forbids them) and the fullwidth forms, which Unicode
+/// normalization (NFKC) maps to ASCII.
+const LOOK_ALIKES: &[(&[u8], u8)] = &[
+    (b"\xC0\xAE", b'.'),
+    (b"\xE0\x80\xAE", b'.'),
+    (b"\xEF\xBC\x8E", b'.'),
+    (b"\xC0\xAF", b'/'),
+    (b"\xE0\x80\xAF", b'/'),
+    (b"\xEF\xBC\x8F", b'/'),
+    (b"\xC1\x9C", b'\\'),
+    (b"\xE0\x81\x9C", b'\\'),
+    (b"\xEF\xBC\xBC", b'\\'),
+];
+
+/// `bytes` with every [`LOOK_ALIKES`] sequence replaced by its ASCII character.
+fn ascii_look_alikes(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    'outer: while i < bytes.len() {
+        if bytes[i] >= 0xC0 {
+            for (seq, ascii) in LOOK_ALIKES {
+                if bytes[i..].starts_with(seq) {
+                    out.push(*ascii);
+                    i += seq.len();
+                    continue 'outer;
+                }
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    out
+}
+
+fn is_separator(b: u8) -> bool {
+    matches!(b, b'/' | b'\\')
+}
+
+/// Whether `rest` (a URI after its template's literal prefix, query and fragment
+/// included: all of it reaches the server) may take a server outside the template:
+/// - a piece between separators (`/`, `\`, `?`, `#`, `&`) that is `.` or `..` (RFC
+///   3986 §5.2.4), ignoring a path parameter (`..;x`, which servlet containers resolve
+///   as `..`) and trailing controls or spaces (`..%00`, `..%20`);
+/// - after each of up to [`DECODE_ROUNDS`] rounds of percent-decoding (`%2e`, `.%2E`,
+///   `%252e` for servers that decode twice) and with [`LOOK_ALIKES`] read as ASCII: the
+///   same, or a separator the raw text did not have (`..%2f..%2fetc`, `%2Fetc%2Fpasswd`,
+///   `..%5c`), which a server decoding the value would split on;
+/// - a piece that is a drive letter (`C:`).
+fn escapes(rest: &str) -> bool {
+    let pieces_escape = |bytes: &[u8]| {
+        bytes
+            .split(|&b| is_separator(b) || matches!(b, b'?' | b'#' | b'&'))
+            .any(|piece| {
+                let bare = piece.split(|&b| b == b';').next().unwrap_or_default();
+                let bare = bare
+                    .iter()
+                    .rposition(|&b| b > 0x20)
+                    .map_or(&bare[..0], |end| &bare[..=end]);
+                bare == b"."
+                    || bare == b".."
+                    || (bare.len() == 2 && bare[0].is_ascii_alphabetic() && bare[1] == b':')
+            })
+    };
+    let separators = |bytes: &[u8]| bytes.iter().filter(|&&b| is_separator(b)).count();
+    let raw = rest.as_bytes();
+    if pieces_escape(raw) {
+        return true;
+    }
+    // Encoded separators count in the path only: a query value may hold `a%2Fb`.
+    let path_len = raw
+        .iter()
+        .position(|&b| matches!(b, b'?' | b'#'))
+        .unwrap_or(raw.len());
+    let raw_separators = separators(&raw[..path_len]);
+    let mut text = raw.to_vec();
+    let mut path = raw[..path_len].to_vec();
+    for _ in 0..DECODE_ROUNDS {
+        let decoded =
+            ascii_look_alikes(&percent_encoding::percent_decode(&text).collect::<Vec<u8>>());
+        if decoded == text {
+            return false;
+        }
+        path = ascii_look_alikes(&percent_encoding::percent_decode(&path).collect::<Vec<u8>>());
+        if pieces_escape(&decoded) || separators(&path) > raw_separators {
             return true;
         }
-        if round == DECODE_ROUNDS || !seg.contains(&b'%') {
-            return false;
-        }
-        let decoded: Vec<u8> = percent_encoding::percent_decode(&seg).collect();
-        if decoded == *seg {
-            return false;
-        }
-        seg = std::borrow::Cow::Owned(decoded);
+        text = decoded;
     }
     false
+}
+
+/// Whether the path of `uri` (after `scheme://authority`, before `?` or `#`) has an empty
+/// segment (`file:///data//etc/passwd`): joined to a base directory, the rest reads as an
+/// absolute path.
+fn empty_segment(uri: &str) -> bool {
+    let after_scheme = uri.split_once("://").map_or(uri, |(_, r)| r);
+    let path = after_scheme.find('/').map_or("", |at| &after_scheme[at..]);
+    let path = path.split(['?', '#']).next().unwrap_or_default();
+    path.contains("//")
 }
 
 /// The regex of one expression (`expr` without braces).
@@ -206,7 +289,6 @@ mod tests {
         assert!(t("orders://notes{/id}").matches("orders://notes/42"));
         assert!(t("file:///logs/{name}.txt").matches("file:///logs/app%20one.txt"));
         assert!(t("docs://{+path}").matches("docs://a/b/c.md"));
-        assert!(t("orders://notes{/id}").matches("orders://notes/42#frag"));
         assert!(t("db://{table}/{id}").matches("db://users/7"));
     }
 
@@ -234,6 +316,56 @@ mod tests {
         assert!(!t("docs://{+path}").matches("docs://a/%2E%2E/etc"));
         assert!(!index.matches("orders://index?admin=1"));
         assert!(t("orders://q{?a,b}").matches("orders://q?b=2&a=1"));
+    }
+
+    #[test]
+    fn what_reaches_the_server_is_checked_whole() {
+        let notes = t("orders://notes{/id}");
+        let path = t("docs://{+path}");
+        let data = t("file:///data/{name}");
+        let deep = t("file:///data/{+path}");
+        let db = t("db://{table}/{id}");
+        for (tpl, uri) in [
+            // A fragment the template does not provide for reaches the server too.
+            (&notes, "orders://notes/42#/../../secret"),
+            (&notes, "orders://notes/42#frag"),
+            // A reserved expansion may hold `?`: the pieces after it count.
+            (&path, "docs://a?/../../etc/passwd"),
+            // Separators encoded inside a segment, once or twice, or as look-alikes.
+            (&path, "docs://a/..%2f..%2fetc%2fpasswd"),
+            (&path, "docs://a/%2e%2e%2f%2e%2e/etc/passwd"),
+            (&data, "file:///data/..%2f..%2fetc%2fpasswd"),
+            (&data, "file:///data/%2Fetc%2Fpasswd"),
+            (&data, "file:///data/a%252Fb"),
+            (&db, "db://users/..%2fadmin"),
+            (&notes, "orders://notes/..%5csecret"),
+            (&path, "docs://a/..%5c..%5cetc%5cpasswd"),
+            (&path, "docs://a/%c0%ae%c0%ae/etc"),
+            (&path, "docs://a/%e0%80%ae%e0%80%ae/etc"),
+            (&path, "docs://a/%ef%bc%8e%ef%bc%8e/etc"),
+            (&data, "file:///data/a%c0%afb"),
+            // Trailing controls and spaces, absolute paths, drive letters.
+            (&path, "docs://a/..%00/etc"),
+            (&path, "docs://a/..%20/etc"),
+            (&path, "docs://a/..%09/etc"),
+            (&deep, "file:///data//etc/passwd"),
+            (&deep, "file:///data/C:/Windows/win.ini"),
+        ] {
+            assert!(!tpl.matches(uri), "{uri}");
+        }
+        for (tpl, uri) in [
+            (&notes, "orders://notes/42"),
+            (&path, "docs://a/b/c.md"),
+            (&data, "file:///data/report%202024.txt"),
+            (&deep, "file:///data/a/b"),
+            (&path, "docs://a/..txt"),
+            (&path, "docs://a/.well-known/b;v=1"),
+            (&t("files://read{?q}"), "files://read?q=a%2Fb"),
+            (&t("files://read{?q}"), "files://read?q=..x"),
+            (&t("docs://page{#section}"), "docs://page#intro"),
+        ] {
+            assert!(tpl.matches(uri), "{uri}");
+        }
     }
 
     #[test]
