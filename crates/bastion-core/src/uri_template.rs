@@ -103,9 +103,9 @@ impl UriTemplate {
         };
         let literal = self.template.split('{').next().unwrap_or_default();
         m.is_match(uri)
-            && !uri
-                .strip_prefix(literal)
-                .is_none_or(|rest| escapes(rest) || empty_segment(uri))
+            && !uri.strip_prefix(literal).is_none_or(|rest| {
+                escapes(rest, literal.ends_with([':', '/'])) || empty_segment(uri)
+            })
     }
 }
 
@@ -152,36 +152,60 @@ fn is_separator(b: u8) -> bool {
     matches!(b, b'/' | b'\\')
 }
 
-/// Whether `rest` (a URI after its template's literal prefix, query and fragment
-/// included: all of it reaches the server) may take a server outside the template:
-/// - a piece between separators (`/`, `\`, `?`, `#`, `&`) that is `.` or `..` (RFC
-///   3986 §5.2.4), ignoring a path parameter (`..;x`, which servlet containers resolve
-///   as `..`) and trailing controls or spaces (`..%00`, `..%20`);
-/// - after each of up to [`DECODE_ROUNDS`] rounds of percent-decoding (`%2e`, `.%2E`,
-///   `%252e` for servers that decode twice) and with [`LOOK_ALIKES`] read as ASCII: the
-///   same, or a separator the raw text did not have (`..%2f..%2fetc`, `%2Fetc%2Fpasswd`,
-///   `..%5c`), which a server decoding the value would split on;
-/// - a piece that is a drive letter (`C:`).
-fn escapes(rest: &str) -> bool {
-    let pieces_escape = |bytes: &[u8]| {
-        bytes
-            .split(|&b| is_separator(b) || matches!(b, b'?' | b'#' | b'&'))
-            .any(|piece| {
-                let bare = piece.split(|&b| b == b';').next().unwrap_or_default();
-                let bare = bare
-                    .iter()
-                    .rposition(|&b| b > 0x20)
-                    .map_or(&bare[..0], |end| &bare[..=end]);
-                bare == b"."
-                    || bare == b".."
-                    || (bare.len() == 2 && bare[0].is_ascii_alphabetic() && bare[1] == b':')
-            })
-    };
-    let separators = |bytes: &[u8]| bytes.iter().filter(|&&b| is_separator(b)).count();
-    let raw = rest.as_bytes();
-    if pieces_escape(raw) {
+/// `bytes` as a lenient server may read them: [`LOOK_ALIKES`] as ASCII, and text in
+/// Unicode compatibility form (NFKC, UAX #15: `‥` U+2025 is `..`, `﹨` U+FE68 is `\\`).
+fn readable(bytes: &[u8]) -> Vec<u8> {
+    let ascii = ascii_look_alikes(bytes);
+    match std::str::from_utf8(&ascii) {
+        Ok(text) if !text.is_ascii() => {
+            use unicode_normalization::UnicodeNormalization;
+            text.nfkc().collect::<String>().into_bytes()
+        }
+        _ => ascii,
+    }
+}
+
+/// Whether `text` (a URI part as [`readable`] gives it) holds a piece a server may read
+/// as leading out of a directory. Pieces are split at `/ \ ? # & = ,` (so that query
+/// values and list items count); a `;` parameter and trailing controls and spaces are
+/// ignored. Refused: `.` and `..` anywhere; a drive letter (`C:`) as a whole piece, and
+/// at the start of a path piece (`D:win.ini`, drive-relative on Windows); a value that
+/// starts with a separator (`q=/etc/passwd`).
+fn pieces_escape(text: &[u8]) -> bool {
+    let path_len = text
+        .iter()
+        .position(|&b| matches!(b, b'?' | b'#'))
+        .unwrap_or(text.len());
+    if text.windows(2).any(|w| w[0] == b'=' && is_separator(w[1])) {
         return true;
     }
+    let mut at = 0;
+    text.split(|&b| is_separator(b) || matches!(b, b'?' | b'#' | b'&' | b'=' | b','))
+        .any(|piece| {
+            let in_path = at < path_len;
+            at += piece.len() + 1;
+            let bare = piece.split(|&b| b == b';').next().unwrap_or_default();
+            let bare = bare
+                .iter()
+                .rposition(|&b| b > 0x20)
+                .map_or(&bare[..0], |end| &bare[..=end]);
+            let drive = bare.len() >= 2 && bare[0].is_ascii_alphabetic() && bare[1] == b':';
+            bare == b"." || bare == b".." || (drive && (in_path || bare.len() == 2))
+        })
+}
+
+/// Whether `rest` (a URI after its template's literal prefix, query and fragment
+/// included: all of it reaches the server) may take a server outside the template:
+/// [`pieces_escape`] on it as sent and after each of up to [`DECODE_ROUNDS`] rounds of
+/// percent-decoding (`%2e`, `.%2E`, `%252e` for servers that decode twice), each read as
+/// [`readable`]; a decoded path with a separator the raw one did not have
+/// (`..%2f..%2fetc`, `%2Fetc%2Fpasswd`, `..%5c`), which a server decoding the value would
+/// split on; and, when the literal prefix ends where a path starts (with `:` or `/`), a
+/// rest that starts with a separator (`docs:///etc/passwd` for `docs://{+path}`,
+/// `file:///data/%2Fetc`: an absolute path).
+fn escapes(rest: &str, at_path_start: bool) -> bool {
+    let separators = |bytes: &[u8]| bytes.iter().filter(|&&b| is_separator(b)).count();
+    let raw = rest.as_bytes();
     // Encoded separators count in the path only: a query value may hold `a%2Fb`.
     let path_len = raw
         .iter()
@@ -190,17 +214,23 @@ fn escapes(rest: &str) -> bool {
     let raw_separators = separators(&raw[..path_len]);
     let mut text = raw.to_vec();
     let mut path = raw[..path_len].to_vec();
-    for _ in 0..DECODE_ROUNDS {
-        let decoded =
-            ascii_look_alikes(&percent_encoding::percent_decode(&text).collect::<Vec<u8>>());
-        if decoded == text {
-            return false;
+    for round in 0..=DECODE_ROUNDS {
+        if round > 0 {
+            let decoded: Vec<u8> = percent_encoding::percent_decode(&text).collect();
+            if decoded == text {
+                return false;
+            }
+            text = decoded;
+            path = percent_encoding::percent_decode(&path).collect();
         }
-        path = ascii_look_alikes(&percent_encoding::percent_decode(&path).collect::<Vec<u8>>());
-        if pieces_escape(&decoded) || separators(&path) > raw_separators {
+        let seen = readable(&text);
+        let seen_path = readable(&path);
+        if pieces_escape(&seen)
+            || (round > 0 && separators(&seen_path) > raw_separators)
+            || (at_path_start && seen_path.first().is_some_and(|&b| is_separator(b)))
+        {
             return true;
         }
-        text = decoded;
     }
     false
 }
@@ -350,6 +380,21 @@ mod tests {
             (&path, "docs://a/..%09/etc"),
             (&deep, "file:///data//etc/passwd"),
             (&deep, "file:///data/C:/Windows/win.ini"),
+            // A second review: an absolute rest, query values read as paths,
+            // drive-relative names, compatibility look-alikes (NFKC).
+            (&path, "docs:///etc/passwd"),
+            (&t("files://read{?q}"), "files://read?q=%2Fetc%2Fpasswd"),
+            (&t("files://read{?q}"), "files://read?q=..%2Fsecret"),
+            (&t("files://read{?q}"), "files://read?q=.."),
+            (&t("files://read{?q}"), "files://read?q=%2e%2e"),
+            (&t("files://read{?a,q}"), "files://read?a=1&q=..%2Fsecret"),
+            (&data, "file:///data/D%3Awin.ini"),
+            (&deep, "file:///data/D:x/y"),
+            (&data, "file:///data/%E2%80%A5"),
+            (&path, "docs://a/%E2%80%A5/%E2%80%A5/etc/passwd"),
+            (&path, "docs://a/%EF%B9%92%EF%B9%92/etc/passwd"),
+            (&path, "docs://a/%E2%80%A4%E2%80%A4/etc/passwd"),
+            (&data, "file:///data/..%EF%B9%A8win.ini"),
         ] {
             assert!(!tpl.matches(uri), "{uri}");
         }
@@ -363,6 +408,23 @@ mod tests {
             (&t("files://read{?q}"), "files://read?q=a%2Fb"),
             (&t("files://read{?q}"), "files://read?q=..x"),
             (&t("docs://page{#section}"), "docs://page#intro"),
+            (
+                &t("file:///home/u/{+path}"),
+                "file:///home/u/My%20Docs/a.txt",
+            ),
+            (
+                &t("github://repo/issues{?state,page}"),
+                "github://repo/issues?state=open&page=2",
+            ),
+            (&path, "docs://a/user@host:8080/x"),
+            (&path, "docs://a/v1.2.3/.env"),
+            (&t("files://read{?q}"), "files://read?q=50%25"),
+            (
+                &t("files://read{?redirect}"),
+                "files://read?redirect=https%3A%2F%2Fx.y%2Fz",
+            ),
+            (&t("files://read{?sort}"), "files://read?sort=a%3Aasc"),
+            (&data, "file:///data/%EA%B0%80%EB%82%98.txt"),
         ] {
             assert!(tpl.matches(uri), "{uri}");
         }
