@@ -17,6 +17,7 @@
 //! path segment, empty path segments and drive letters.
 
 use regex::Regex;
+use unicode_normalization::UnicodeNormalization;
 
 /// Unreserved characters and percent-encodings (RFC 3986 §2.3, §2.1).
 const UNRESERVED: &str = r"(?:[A-Za-z0-9\-._~]|%[0-9A-Fa-f]{2})";
@@ -156,41 +157,36 @@ fn is_separator(b: u8) -> bool {
 /// Unicode compatibility form (NFKC, UAX #15: `‥` U+2025 is `..`, `﹨` U+FE68 is `\\`).
 fn readable(bytes: &[u8]) -> Vec<u8> {
     let ascii = ascii_look_alikes(bytes);
-    match std::str::from_utf8(&ascii) {
-        Ok(text) if !text.is_ascii() => {
-            use unicode_normalization::UnicodeNormalization;
-            text.nfkc().collect::<String>().into_bytes()
-        }
-        _ => ascii,
+    if ascii.is_ascii() {
+        return ascii;
     }
+    // Invalid bytes as U+FFFD, as lenient decoders read them (Python's `unquote`), so one
+    // stray byte does not switch the normalization off for the whole text.
+    String::from_utf8_lossy(&ascii)
+        .nfkc()
+        .collect::<String>()
+        .into_bytes()
 }
 
 /// Whether `text` (a URI part as [`readable`] gives it) holds a piece a server may read
 /// as leading out of a directory. Pieces are split at `/ \ ? # & = ,` (so that query
 /// values and list items count); a `;` parameter and trailing controls and spaces are
-/// ignored. Refused: `.` and `..` anywhere; a drive letter (`C:`) as a whole piece, and
-/// at the start of a path piece (`D:win.ini`, drive-relative on Windows); a value that
-/// starts with a separator (`q=/etc/passwd`).
+/// ignored. Refused: `.` and `..` anywhere; a piece that starts with a drive letter
+/// (`C:`, `D:win.ini`, drive-relative on Windows); a value that starts with a separator
+/// (`q=/etc/passwd`).
 fn pieces_escape(text: &[u8]) -> bool {
-    let path_len = text
-        .iter()
-        .position(|&b| matches!(b, b'?' | b'#'))
-        .unwrap_or(text.len());
     if text.windows(2).any(|w| w[0] == b'=' && is_separator(w[1])) {
         return true;
     }
-    let mut at = 0;
     text.split(|&b| is_separator(b) || matches!(b, b'?' | b'#' | b'&' | b'=' | b','))
         .any(|piece| {
-            let in_path = at < path_len;
-            at += piece.len() + 1;
             let bare = piece.split(|&b| b == b';').next().unwrap_or_default();
             let bare = bare
                 .iter()
                 .rposition(|&b| b > 0x20)
                 .map_or(&bare[..0], |end| &bare[..=end]);
             let drive = bare.len() >= 2 && bare[0].is_ascii_alphabetic() && bare[1] == b':';
-            bare == b"." || bare == b".." || (drive && (in_path || bare.len() == 2))
+            bare == b"." || bare == b".." || drive
         })
 }
 
@@ -239,9 +235,15 @@ fn escapes(rest: &str, at_path_start: bool) -> bool {
 /// segment (`file:///data//etc/passwd`): joined to a base directory, the rest reads as an
 /// absolute path.
 fn empty_segment(uri: &str) -> bool {
-    let after_scheme = uri.split_once("://").map_or(uri, |(_, r)| r);
-    let path = after_scheme.find('/').map_or("", |at| &after_scheme[at..]);
-    let path = path.split(['?', '#']).next().unwrap_or_default();
+    // The path ends at the first `?` or `#`; a `://` after it is not the authority's.
+    let head = uri.split(['?', '#']).next().unwrap_or_default();
+    let after_scheme = head.split_once(':').map_or(head, |(_, r)| r);
+    let path = match after_scheme.strip_prefix("//") {
+        Some(authority_and_path) => authority_and_path
+            .find('/')
+            .map_or("", |at| &authority_and_path[at..]),
+        None => after_scheme,
+    };
     path.contains("//")
 }
 
@@ -395,6 +397,13 @@ mod tests {
             (&path, "docs://a/%EF%B9%92%EF%B9%92/etc/passwd"),
             (&path, "docs://a/%E2%80%A4%E2%80%A4/etc/passwd"),
             (&data, "file:///data/..%EF%B9%A8win.ini"),
+            // A third review: `://` after the path, drive letters in a query value, a stray
+            // invalid byte beside a look-alike.
+            (&t("app:/data{+path}"), "app:/data//etc/passwd?x=://"),
+            (&t("file:/data{+path}"), "file:/data//etc/passwd#://"),
+            (&t("file:///data/{+path}{?f}"), "file:///data/x?f=C%3A.."),
+            (&t("file:///data/{x}{?f}"), "file:///data/x?f=C%3Awin.ini"),
+            (&deep, "file:///data/%E2%80%A5/%FF"),
         ] {
             assert!(!tpl.matches(uri), "{uri}");
         }
@@ -423,7 +432,7 @@ mod tests {
                 &t("files://read{?redirect}"),
                 "files://read?redirect=https%3A%2F%2Fx.y%2Fz",
             ),
-            (&t("files://read{?sort}"), "files://read?sort=a%3Aasc"),
+            (&t("files://read{?sort}"), "files://read?sort=asc%3A1"),
             (&data, "file:///data/%EA%B0%80%EB%82%98.txt"),
         ] {
             assert!(tpl.matches(uri), "{uri}");
