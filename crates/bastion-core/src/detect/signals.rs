@@ -435,10 +435,49 @@ fn prerequisites(s: &str, own: Option<&str>) -> Vec<Range<usize>> {
 }
 
 /// Words that make a Korean recipient third parties when they come right before it
-/// (`다른 사용자에게 공유하지 마세요`, "do not share it with other users"): privacy
-/// advice, not concealment from the user the assistant serves. Folded.
-static OTHER_PEOPLE_KO: LazyLock<Vec<String>> =
-    LazyLock::new(|| ["다른", "타", "외부"].iter().map(|w| fold(w)).collect());
+/// (`다른 사용자에게 공유하지 마세요`, "do not share it with other users"), or a class of
+/// users an access rule keeps something from (`권한이 없는 사용자에게 보여주지 마세요`,
+/// `일반 사용자`, `게스트 사용자`): privacy and access-control advice, not concealment
+/// from the user the assistant serves. Folded.
+static OTHER_PEOPLE_KO: LazyLock<Vec<String>> = LazyLock::new(|| {
+    [
+        "다른",
+        "타",
+        "외부",
+        "권한이 없는",
+        "권한 없는",
+        "권한이 없는 일반",
+        "일반",
+        "게스트",
+        "익명",
+        "비인가",
+        "인증되지 않은",
+        "승인되지 않은",
+        "허가되지 않은",
+        "허가받지 않은",
+    ]
+    .iter()
+    .map(|w| fold(w))
+    .collect()
+});
+
+/// Purpose endings (`-도록`, `-게`) and the verbs of configuring that, right after one
+/// (`알리지 않도록 설정할 수 있습니다`, "can be set not to notify users"), make a
+/// concealment match settings documentation. Folded.
+static SETTINGS_KO: LazyLock<[Vec<String>; 2]> = LazyLock::new(|| {
+    let folded = |words: &[&str]| words.iter().map(|w| fold(w)).collect();
+    [folded(&["도록", "게"]), folded(&["설정", "구성"])]
+});
+
+/// Whether the match `m` of `s` ends in a purpose that a verb of configuring follows
+/// ([`SETTINGS_KO`]).
+fn settings_after(s: &str, m: &regex::Match<'_>) -> bool {
+    let [purposes, verbs] = &*SETTINGS_KO;
+    purposes.iter().any(|p| m.as_str().ends_with(p.as_str()))
+        && verbs
+            .iter()
+            .any(|w| s[m.end()..].trim_start().starts_with(w.as_str()))
+}
 
 /// Whether the folded text before byte `start` ends with one of [`OTHER_PEOPLE_KO`] as
 /// a word of its own (after a space or at the start, not the end of a longer word), an
@@ -460,7 +499,7 @@ fn korean_concealment(s: &str) -> Vec<regex::Match<'_>> {
     let mut found = Vec::new();
     let mut from = 0;
     while let Some(m) = CONCEAL_STRONG_KO.find_at(s, from) {
-        if other_people_before(s, m.start()) {
+        if other_people_before(s, m.start()) || settings_after(s, &m) {
             from = s[m.start()..]
                 .chars()
                 .next()
@@ -481,9 +520,25 @@ fn korean_concealment(s: &str) -> Vec<regex::Match<'_>> {
 /// Concealment from the user; concealing a secret ("never reveal the api key to the
 /// user") is only weak. A Korean recipient after [`OTHER_PEOPLE_KO`] is someone else.
 fn conceal_strong(s: &str, out: &mut Signals) {
-    for m in CONCEAL_STRONG.find_iter(s).chain(korean_concealment(s)) {
-        // "never reveal the api key to the user" protects a secret; it hides nothing.
-        let protects_secret = find_objects(m.as_str())
+    let others = CONCEAL_STRONG.find_iter(s).map(|m| (m, false));
+    for (m, korean) in others.chain(korean_concealment(s).into_iter().map(|m| (m, true))) {
+        // "never reveal the api key to the user" protects a secret; it hides nothing. A
+        // Korean object comes before the verb, often before the recipient as well
+        // (`비밀번호를 사용자에게 노출하지 마세요`): its match is read with up to three
+        // words before it.
+        let read = if korean {
+            let head = &s[..m.start()];
+            let from = head
+                .char_indices()
+                .rev()
+                .filter(|&(_, c)| c == ' ')
+                .nth(3)
+                .map_or(0, |(i, _)| i + 1);
+            &s[from..m.end()]
+        } else {
+            m.as_str()
+        };
+        let protects_secret = find_objects(read)
             .iter()
             .any(|o| matches!(o.kind, ObjKind::CredStrong | ObjKind::CredWeak));
         out.push(
