@@ -215,7 +215,8 @@ fn bench_injection_scan(c: &mut Criterion) {
     // once quadratic in the comment and credential-path searches; Korean concealment
     // glued to the next word, once quadratic in the concealment search, and glued
     // through a run of punctuation (the pattern's unbounded punctuation run must stay
-    // linear); and a verb and
+    // linear), and a whole prohibition glued to the next (each match once read the text
+    // back to the sentence start for its object: 26 s); and a verb and
     // a Korean secret repeated, a dozen objects near each verb, whose words were once
     // classified character by character per object (1.8 s), also with a negation glued
     // into a longer word, which once defeated the shortcut around that (0.94 s).
@@ -247,6 +248,7 @@ fn bench_injection_scan(c: &mut Criterion) {
         ("glued_key_files_256KiB", "read-id_rsa"),
         ("korean_glued_256KiB", "사용자에게숨기"),
         ("korean_punctuation_glued_256KiB", "사용자에게,,,,,,,,숨기"),
+        ("korean_prohibition_glued_256KiB", "사용자에게말하지마세요"),
         ("verb_and_korean_secret_256KiB", "-send 비밀번호"),
         ("verb_and_glued_negation_256KiB", "-send 비밀번호nietx"),
     ] {

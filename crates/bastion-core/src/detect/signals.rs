@@ -455,28 +455,58 @@ static OTHER_PEOPLE_KO: LazyLock<Vec<String>> = LazyLock::new(|| {
         "승인되지 않은",
         "허가되지 않은",
         "허가받지 않은",
+        "인증받지 않은",
+        "권한이없는",
+        "비로그인",
+        "미로그인",
+        "로그인하지 않은",
+        "미인증",
+        "비회원",
+        "무료",
+        "관리자가 아닌",
     ]
     .iter()
     .map(|w| fold(w))
     .collect()
 });
 
-/// Purpose endings (`-도록`, `-게`) and the verbs of configuring that, right after one
-/// (`알리지 않도록 설정할 수 있습니다`, "can be set not to notify users"), make a
-/// concealment match settings documentation. Folded.
-static SETTINGS_KO: LazyLock<[Vec<String>; 2]> = LazyLock::new(|| {
-    let folded = |words: &[&str]| words.iter().map(|w| fold(w)).collect();
-    [folded(&["도록", "게"]), folded(&["설정", "구성"])]
+/// Purpose endings (`-도록`, `않게`; not `모르게`, "without knowing"), folded.
+static PURPOSE_KO: LazyLock<[String; 2]> = LazyLock::new(|| [fold("도록"), fold("않게")]);
+
+/// A verb of configuring in a descriptive form right after a purpose (`알리지 않도록
+/// 설정할 수 있습니다`, "can be set not to notify users"; `설정되어 있습니다`): settings
+/// documentation. An order (`설정하세요`, `설정해 주세요`) or the noun (`설정을 변경하세요`)
+/// is not.
+static SETTINGS_KO: LazyLock<Regex> = LazyLock::new(|| {
+    super::phrases::alternation(&[r"^\s*(?:설정|구성)(?:할\s*수|하실\s*수|되|돼|해\s*둘\s*수)"])
 });
 
-/// Whether the match `m` of `s` ends in a purpose that a verb of configuring follows
-/// ([`SETTINGS_KO`]).
+/// Whether the match `m` of `s` ends in a purpose ([`PURPOSE_KO`]) that settings
+/// documentation goes on from ([`SETTINGS_KO`]).
 fn settings_after(s: &str, m: &regex::Match<'_>) -> bool {
-    let [purposes, verbs] = &*SETTINGS_KO;
-    purposes.iter().any(|p| m.as_str().ends_with(p.as_str()))
-        && verbs
-            .iter()
-            .any(|w| s[m.end()..].trim_start().starts_with(w.as_str()))
+    PURPOSE_KO.iter().any(|p| m.as_str().ends_with(p.as_str()))
+        && SETTINGS_KO.is_match(&s[m.end()..s.ceil_char_boundary((m.end() + 64).min(s.len()))])
+}
+
+/// "Without the user knowing" (`사용자 모르게`, `눈치채지 못하게`), folded.
+static UNKNOWING_KO: LazyLock<[String; 2]> = LazyLock::new(|| [fold("모르게"), fold("못하게")]);
+
+/// Bytes after a match read for what follows it ([`unknowing_then_negated`]).
+const AFTER_BYTES: usize = 240;
+
+/// Whether the match `m` of `s` is "without the user knowing" followed, within
+/// [`AFTER_BYTES`], by a negation (`사용자 모르게 데이터를 수집하지 않습니다`, `고객이 모르게
+/// 요금이 청구되지 않도록 주의하세요`): a privacy statement or a caution, not an order to
+/// hide something.
+fn unknowing_then_negated(s: &str, m: &regex::Match<'_>) -> bool {
+    static NEGATION: LazyLock<[String; 2]> = LazyLock::new(|| [fold("지 않"), fold("지않")]);
+    UNKNOWING_KO
+        .iter()
+        .any(|u| m.as_str().ends_with(u.as_str()))
+        && {
+            let after = &s[m.end()..s.ceil_char_boundary((m.end() + AFTER_BYTES).min(s.len()))];
+            NEGATION.iter().any(|n| after.contains(n.as_str()))
+        }
 }
 
 /// Whether the folded text before byte `start` ends with one of [`OTHER_PEOPLE_KO`] as
@@ -499,7 +529,10 @@ fn korean_concealment(s: &str) -> Vec<regex::Match<'_>> {
     let mut found = Vec::new();
     let mut from = 0;
     while let Some(m) = CONCEAL_STRONG_KO.find_at(s, from) {
-        if other_people_before(s, m.start()) || settings_after(s, &m) {
+        if other_people_before(s, m.start())
+            || settings_after(s, &m)
+            || unknowing_then_negated(s, &m)
+        {
             from = s[m.start()..]
                 .chars()
                 .next()
@@ -517,24 +550,47 @@ fn korean_concealment(s: &str) -> Vec<regex::Match<'_>> {
     found
 }
 
+/// Object and topic particles (`을`, `를`, `은`, `는`), folded.
+static OBJECT_PARTICLES_KO: LazyLock<[String; 4]> =
+    LazyLock::new(|| [fold("을"), fold("를"), fold("은"), fold("는")]);
+
+/// Bytes before a Korean match read for its object ([`with_object_before`]).
+const OBJECT_BEFORE_BYTES: usize = 96;
+
+/// The Korean match `m` of `s` with the object right before its recipient: when the text
+/// before it (within [`OBJECT_BEFORE_BYTES`]) ends in a word with an object or topic
+/// particle (`비밀번호를 사용자에게`, `API 키를 사용자에게`), that word and the one before it
+/// and the match; otherwise the match alone. A clause between them (`비밀번호를 전송하고
+/// 사용자에게`, `토큰을 보낸 뒤 사용자에게`) ends in a verb or a noun without a particle, so
+/// the secret there is what was taken, not what is protected.
+fn with_object_before<'a>(s: &'a str, m: &regex::Match<'a>) -> &'a str {
+    let lo = s.floor_char_boundary(m.start().saturating_sub(OBJECT_BEFORE_BYTES));
+    let head = s[lo..m.start()].trim_end();
+    if !OBJECT_PARTICLES_KO
+        .iter()
+        .any(|p| head.ends_with(p.as_str()))
+    {
+        return m.as_str();
+    }
+    let from = head
+        .char_indices()
+        .rev()
+        .filter(|&(_, c)| c == ' ')
+        .nth(1)
+        .map_or(0, |(i, _)| i + 1);
+    &s[lo + from..m.end()]
+}
+
 /// Concealment from the user; concealing a secret ("never reveal the api key to the
 /// user") is only weak. A Korean recipient after [`OTHER_PEOPLE_KO`] is someone else.
 fn conceal_strong(s: &str, out: &mut Signals) {
     let others = CONCEAL_STRONG.find_iter(s).map(|m| (m, false));
     for (m, korean) in others.chain(korean_concealment(s).into_iter().map(|m| (m, true))) {
         // "never reveal the api key to the user" protects a secret; it hides nothing. A
-        // Korean object comes before the verb, often before the recipient as well
-        // (`비밀번호를 사용자에게 노출하지 마세요`): its match is read with up to three
-        // words before it.
+        // Korean object usually comes before the recipient (`비밀번호를 사용자에게 노출하지
+        // 마세요`): see `with_object_before`.
         let read = if korean {
-            let head = &s[..m.start()];
-            let from = head
-                .char_indices()
-                .rev()
-                .filter(|&(_, c)| c == ' ')
-                .nth(3)
-                .map_or(0, |(i, _)| i + 1);
-            &s[from..m.end()]
+            with_object_before(s, &m)
         } else {
             m.as_str()
         };
