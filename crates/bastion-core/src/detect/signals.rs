@@ -473,19 +473,21 @@ static OTHER_PEOPLE_KO: LazyLock<Vec<String>> = LazyLock::new(|| {
 /// Purpose endings (`-도록`, `않게`; not `모르게`, "without knowing"), folded.
 static PURPOSE_KO: LazyLock<[String; 2]> = LazyLock::new(|| [fold("도록"), fold("않게")]);
 
-/// A verb of configuring in a descriptive form right after a purpose (`알리지 않도록
-/// 설정할 수 있습니다`, "can be set not to notify users"; `설정되어 있습니다`): settings
-/// documentation. An order (`설정하세요`, `설정해 주세요`) or the noun (`설정을 변경하세요`)
-/// is not.
+/// A verb of configuring in a statement right after a purpose (`알리지 않도록 설정할 수
+/// 있습니다`, "can be set not to notify users"; `설정되어 있습니다`, `설정하는 방법`): settings
+/// documentation. An order (`설정하세요`, `구성되어야 합니다`, `설정할 수 있도록 … 수정하세요`)
+/// or the noun (`설정을 변경하세요`) is not.
 static SETTINGS_KO: LazyLock<Regex> = LazyLock::new(|| {
-    super::phrases::alternation(&[r"^\s*(?:설정|구성)(?:할\s*수|하실\s*수|되|돼|해\s*둘\s*수)"])
+    super::phrases::alternation(&[
+        r"^\s*(?:설정|구성)(?:할\s*수\s*있(?:습니다|어요|다|음)|하실\s*수\s*있습니다|되어\s*있(?:습니다|다|어요|음)|돼\s*있(?:습니다|다|어요)|됩니다|된다|하는\s*방법)",
+    ])
 });
 
 /// Whether the match `m` of `s` ends in a purpose ([`PURPOSE_KO`]) that settings
 /// documentation goes on from ([`SETTINGS_KO`]).
 fn settings_after(s: &str, m: &regex::Match<'_>) -> bool {
     PURPOSE_KO.iter().any(|p| m.as_str().ends_with(p.as_str()))
-        && SETTINGS_KO.is_match(&s[m.end()..s.ceil_char_boundary((m.end() + 64).min(s.len()))])
+        && SETTINGS_KO.is_match(&s[m.end()..s.ceil_char_boundary((m.end() + 96).min(s.len()))])
 }
 
 /// "Without the user knowing" (`사용자 모르게`, `눈치채지 못하게`), folded.
@@ -495,17 +497,38 @@ static UNKNOWING_KO: LazyLock<[String; 2]> = LazyLock::new(|| [fold("모르게")
 const AFTER_BYTES: usize = 240;
 
 /// Whether the match `m` of `s` is "without the user knowing" followed, within
-/// [`AFTER_BYTES`], by a negation (`사용자 모르게 데이터를 수집하지 않습니다`, `고객이 모르게
-/// 요금이 청구되지 않도록 주의하세요`): a privacy statement or a caution, not an order to
-/// hide something.
+/// [`AFTER_BYTES`], by a statement that it does not happen (`사용자 모르게 데이터를 수집하지
+/// 않습니다`, `… 결제되는 일이 없도록 합니다`, `… 전송되는 것을 막습니다`) or a caution
+/// (`고객이 모르게 요금이 청구되지 않도록 주의하세요`): a privacy statement, not an order to
+/// hide something. A negation that is itself an order (`로그를 남기지 않도록 하세요`) is not
+/// one of these.
 fn unknowing_then_negated(s: &str, m: &regex::Match<'_>) -> bool {
-    static NEGATION: LazyLock<[String; 2]> = LazyLock::new(|| [fold("지 않"), fold("지않")]);
+    static STATEMENT: LazyLock<Vec<String>> = LazyLock::new(|| {
+        [
+            "지 않습",
+            "지 않는다",
+            "지 않아요",
+            "지 않으며",
+            "지 않도록 주의",
+            "지 않게 주의",
+            "지 않도록 합니다",
+            "지 않도록 유의",
+            "일이 없도록",
+            "일은 없",
+            "일이 없",
+            "것을 막",
+            "것을 방지",
+        ]
+        .iter()
+        .map(|w| fold(w))
+        .collect()
+    });
     UNKNOWING_KO
         .iter()
         .any(|u| m.as_str().ends_with(u.as_str()))
         && {
             let after = &s[m.end()..s.ceil_char_boundary((m.end() + AFTER_BYTES).min(s.len()))];
-            NEGATION.iter().any(|n| after.contains(n.as_str()))
+            STATEMENT.iter().any(|n| after.contains(n.as_str()))
         }
 }
 
@@ -554,31 +577,45 @@ fn korean_concealment(s: &str) -> Vec<regex::Match<'_>> {
 static OBJECT_PARTICLES_KO: LazyLock<[String; 4]> =
     LazyLock::new(|| [fold("을"), fold("를"), fold("은"), fold("는")]);
 
-/// Bytes before a Korean match read for its object ([`with_object_before`]).
+/// Bytes before a Korean match read for its object ([`protects_object_before`]).
 const OBJECT_BEFORE_BYTES: usize = 96;
 
-/// The Korean match `m` of `s` with the object right before its recipient: when the text
-/// before it (within [`OBJECT_BEFORE_BYTES`]) ends in a word with an object or topic
-/// particle (`비밀번호를 사용자에게`, `API 키를 사용자에게`), that word and the one before it
-/// and the match; otherwise the match alone. A clause between them (`비밀번호를 전송하고
-/// 사용자에게`, `토큰을 보낸 뒤 사용자에게`) ends in a verb or a noun without a particle, so
-/// the secret there is what was taken, not what is protected.
-fn with_object_before<'a>(s: &'a str, m: &regex::Match<'a>) -> &'a str {
+/// Whether the Korean match `m` of `s` protects a secret named right before its
+/// recipient: the text before it (within [`OBJECT_BEFORE_BYTES`]) ends in a word with an
+/// object or topic particle, and a credential ends right at that particle
+/// (`비밀번호를 사용자에게`, `API 키를`, `세션 토큰을`; the word before is read too when the
+/// marked noun is one syllable). A secret that only modifies the marked noun (`비밀번호
+/// 전송을`, "the sending of the password"), one inside a longer glued word
+/// (`비밀번호를훔친사실을`), or a clause between (`비밀번호를 전송하고 사용자에게`) is what was
+/// taken, not what is protected.
+fn protects_object_before(s: &str, m: &regex::Match<'_>) -> bool {
     let lo = s.floor_char_boundary(m.start().saturating_sub(OBJECT_BEFORE_BYTES));
     let head = s[lo..m.start()].trim_end();
-    if !OBJECT_PARTICLES_KO
+    let Some(particle) = OBJECT_PARTICLES_KO
         .iter()
-        .any(|p| head.ends_with(p.as_str()))
-    {
-        return m.as_str();
-    }
-    let from = head
-        .char_indices()
-        .rev()
-        .filter(|&(_, c)| c == ' ')
-        .nth(1)
-        .map_or(0, |(i, _)| i + 1);
-    &s[lo + from..m.end()]
+        .find(|p| head.ends_with(p.as_str()))
+    else {
+        return false;
+    };
+    let noun_end = head.len() - particle.len();
+    let word_start = head.rfind(' ').map_or(0, |i| i + 1);
+    let syllables = head[word_start..noun_end]
+        .chars()
+        .filter(|c| ('\u{1100}'..='\u{1112}').contains(c))
+        .count();
+    let one_syllable = syllables == 1 && head[word_start..noun_end].chars().all(|c| !c.is_ascii());
+    let from = if one_syllable {
+        head[..word_start]
+            .trim_end()
+            .rfind(' ')
+            .map_or(0, |i| i + 1)
+    } else {
+        word_start
+    };
+    let phrase = &head[from..];
+    find_objects(phrase).iter().any(|o| {
+        matches!(o.kind, ObjKind::CredStrong | ObjKind::CredWeak) && o.end == noun_end - from
+    })
 }
 
 /// Concealment from the user; concealing a secret ("never reveal the api key to the
@@ -588,15 +625,11 @@ fn conceal_strong(s: &str, out: &mut Signals) {
     for (m, korean) in others.chain(korean_concealment(s).into_iter().map(|m| (m, true))) {
         // "never reveal the api key to the user" protects a secret; it hides nothing. A
         // Korean object usually comes before the recipient (`비밀번호를 사용자에게 노출하지
-        // 마세요`): see `with_object_before`.
-        let read = if korean {
-            with_object_before(s, &m)
-        } else {
-            m.as_str()
-        };
-        let protects_secret = find_objects(read)
+        // 마세요`): see `protects_object_before`.
+        let protects_secret = find_objects(m.as_str())
             .iter()
-            .any(|o| matches!(o.kind, ObjKind::CredStrong | ObjKind::CredWeak));
+            .any(|o| matches!(o.kind, ObjKind::CredStrong | ObjKind::CredWeak))
+            || (korean && protects_object_before(s, &m));
         out.push(
             if protects_secret {
                 Sig::ConcealWeak
