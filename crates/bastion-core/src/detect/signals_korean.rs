@@ -21,7 +21,6 @@ static OTHER_PEOPLE_KO: LazyLock<Vec<String>> = LazyLock::new(|| {
         "외부",
         "권한이 없는",
         "권한 없는",
-        "권한이 없는 일반",
         "일반",
         "게스트",
         "익명",
@@ -58,11 +57,16 @@ static SETTINGS_KO: LazyLock<Regex> = LazyLock::new(|| {
     ])
 });
 
+/// Bytes after a match read for settings documentation ([`settings_after`]): the longest
+/// form (`구성하실 수 있습니다`) folds to about 70.
+const SETTINGS_BYTES: usize = 96;
+
 /// Whether the match `m` of `s` ends in a purpose ([`PURPOSE_KO`]) that settings
-/// documentation goes on from ([`SETTINGS_KO`]).
+/// documentation goes on from ([`SETTINGS_KO`]) within [`SETTINGS_BYTES`].
 fn settings_after(s: &str, m: &regex::Match<'_>) -> bool {
+    let end = s.ceil_char_boundary((m.end() + SETTINGS_BYTES).min(s.len()));
     PURPOSE_KO.iter().any(|p| m.as_str().ends_with(p.as_str()))
-        && SETTINGS_KO.is_match(&s[m.end()..s.ceil_char_boundary((m.end() + 96).min(s.len()))])
+        && SETTINGS_KO.is_match(&s[m.end()..end])
 }
 
 /// "Without the user knowing" (`사용자 모르게`, `눈치채지 못하게`), folded.
