@@ -277,7 +277,13 @@ impl ValueSeed<'_> {
                 if fold_dups && let Some(earlier) = folded_names.as_ref().and_then(|m| m.get(key)) {
                     return Some(dup(earlier));
                 }
+                // The envelope's own members, spelled right, need no lookup (every
+                // message has three or four of them).
                 if envelope
+                    && !matches!(
+                        key,
+                        "jsonrpc" | "id" | "method" | "params" | "result" | "error"
+                    )
                     && let Some(member) = protocol_member_for(key)
                     && member != key
                 {

@@ -30,6 +30,10 @@ use std::time::{Duration, Instant};
 pub(crate) const OWN_ID_PREFIX: &str = "mcp-bastion-";
 /// Earlier calls kept for toxic-flow detection, per session.
 const HISTORY: usize = 64;
+/// The oldest calls leave the history this many at a time: dropping one per call shifted
+/// the whole history on every call (about 1,600 instructions per call). Decisions read
+/// only the newest [`HISTORY`] entries.
+const HISTORY_SLACK: usize = 16;
 
 /// A `tools/call` waiting for a decision.
 pub(super) struct HeldCall {
@@ -160,7 +164,8 @@ impl Relay {
         };
         let facts = facts.unwrap_or_else(|| self.tool_facts(&call.name, tool.as_ref()));
         let trusted = setup.policy.trusted(&self.name);
-        let mut decision = decide_with(&setup.policy, &self.name, trusted, &facts, &call, &history);
+        let recent = &history[history.len().saturating_sub(HISTORY)..];
+        let mut decision = decide_with(&setup.policy, &self.name, trusted, &facts, &call, recent);
         // Release the snapshot: recording this call must not copy the history.
         drop(history);
         let identity = identity_of(self);
@@ -619,7 +624,7 @@ impl Relay {
     pub(super) fn remember_call(&self, call: ToolCall) {
         let mut st = self.state();
         let history = Arc::make_mut(&mut st.history);
-        if history.len() >= HISTORY {
+        if history.len() >= HISTORY + HISTORY_SLACK - 1 {
             history.drain(..=history.len() - HISTORY);
         }
         history.push(HistoryEntry {

@@ -232,6 +232,16 @@ impl Relay {
         if !panicked {
             return true;
         }
+        // The report is its own boxed future: inline, its state (the audit event, the
+        // message) made every frame's handling future kilobytes larger, and those bytes
+        // were copied each time a frame's handling started.
+        Box::pin(self.report_panic(direction, bytes, debts)).await;
+        false
+    }
+
+    /// The audit event, the message on stderr and the paid debts of a handling that
+    /// panicked inside [`Relay::contain`].
+    async fn report_panic(&self, direction: &'static str, bytes: usize, debts: Vec<Debt>) {
         let passed = debts.iter().any(|d| matches!(d, Debt::Passed { .. }));
         let verdict = if passed {
             Verdict::Flag
@@ -269,7 +279,6 @@ impl Relay {
         for debt in debts {
             self.pay(debt).await;
         }
-        false
     }
 
     /// Spawns `task` (work a handler of a host request hands off, e.g. an approval) behind

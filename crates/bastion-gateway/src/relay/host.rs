@@ -62,7 +62,7 @@ impl Relay {
             }
         };
         match kind {
-            Kind::Request { id, method } => self.host_request(frame, &map, id, method).await,
+            Kind::Request { id, method } => self.host_request(frame, map, id, method).await,
             Kind::Notification { method } => self.host_notification(frame, &map, &method).await,
             Kind::Result { id } | Kind::Error { id: Some(id), .. } => {
                 self.host_answer(frame, &map, &id).await;
@@ -167,7 +167,7 @@ impl Relay {
     async fn host_request(
         self: &Arc<Self>,
         frame: Vec<u8>,
-        map: &Map<String, Value>,
+        mut map: Map<String, Value>,
         id: Id,
         method: String,
     ) {
@@ -263,7 +263,7 @@ impl Relay {
             }
         };
         let frame = match (method == "initialize")
-            .then(|| self.narrow_initialize(map))
+            .then(|| self.narrow_initialize(&map))
             .flatten()
         {
             Some(narrowed) => narrowed,
@@ -339,7 +339,8 @@ impl Relay {
         if let Some(setup) = confirm {
             let held = super::approve::HeldCall {
                 requirement,
-                params: params.cloned().unwrap_or(Value::Null),
+                // The parsed frame is not needed past here: its params move, uncopied.
+                params: map.remove("params").unwrap_or(Value::Null),
                 frame,
                 id,
                 raw_id,

@@ -121,7 +121,8 @@ struct State {
     flows: HashMap<String, bastion_core::elicit::flow::UrlFlow>,
     /// Stateless-era approvals awaiting the host's retry: pending id → expiry (unix ms).
     stateless_pending: HashMap<String, u64>,
-    /// Calls forwarded in this session, oldest first (toxic-flow signals).
+    /// Calls forwarded in this session, oldest first (toxic-flow signals); decisions read
+    /// the newest 64, and up to 15 older ones wait to be dropped together.
     /// Shared so a decision reads a snapshot without copying it; a push copies only while
     /// a snapshot is alive.
     history: Arc<Vec<bastion_core::confirm::HistoryEntry>>,

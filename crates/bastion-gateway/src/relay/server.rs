@@ -14,7 +14,6 @@ use bastion_core::result::{injection_findings, inspect_result};
 use bastion_core::sanitize::sanitize_value;
 use bastion_core::{envelope, methods, schema};
 use serde_json::{Map, Value, json};
-use sha2::{Digest, Sha256};
 
 /// What inspecting a result produced.
 pub(super) struct Inspected {
@@ -338,7 +337,7 @@ impl Relay {
                 Vec::new()
             };
             // SHA-256 of the frame as forwarded (the original bytes when nothing was rewritten).
-            let digest = hex::encode(Sha256::digest(&out[..out.len() - 1]));
+            let digest = bastion_core::pins::sha256_hex(&out[..out.len() - 1]);
             finish_event(base, verdict, findings, injection, digest)
         };
         // Small frames: the scan and digest run here (their trees are freed by the thread
