@@ -4,7 +4,23 @@
 use bastion_core::envelope::Id;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
+use std::hash::Hash;
 use tokio::time::Instant;
+
+/// Tables up to this many slots are kept as they are when their map drains.
+const KEPT_SLOTS: usize = 1024;
+
+/// Gives back most of `map`'s table once it holds under an eighth of what the table has
+/// room for (a burst of pipelined requests has been answered): a `HashMap` never shrinks
+/// by itself, so 10,000 requests in flight once would hold their table (about 4 MB of
+/// slots here) for the rest of the session. The map keeps room for twice what it holds,
+/// so a steady load does not shrink and regrow it; tables of [`KEPT_SLOTS`] slots or
+/// fewer are left alone.
+fn give_back<K: Eq + Hash, V>(map: &mut HashMap<K, V>) {
+    if map.capacity() > KEPT_SLOTS && map.len() < map.capacity() / 8 {
+        map.shrink_to(map.len() * 2);
+    }
+}
 
 /// A host request forwarded to the server.
 #[derive(Debug, Clone)]
@@ -107,6 +123,7 @@ impl Pending {
     pub(crate) fn take_host(&mut self, id: &Id) -> Option<HostRequest> {
         let req = self.host.remove(id)?;
         self.deadlines.remove(&(req.deadline, req.seq));
+        give_back(&mut self.host);
         Some(req)
     }
 
@@ -133,6 +150,7 @@ impl Pending {
                 out.push(req);
             }
         }
+        give_back(&mut self.host);
         out
     }
 
@@ -144,7 +162,9 @@ impl Pending {
     /// Removes and returns every host request.
     pub(crate) fn drain_host(&mut self) -> Vec<HostRequest> {
         self.deadlines.clear();
-        self.host.drain().map(|(_, r)| r).collect()
+        let all = self.host.drain().map(|(_, r)| r).collect();
+        give_back(&mut self.host);
+        all
     }
 
     pub(crate) fn add_server(&mut self, id: Id, method: String) -> bool {
@@ -156,7 +176,9 @@ impl Pending {
     }
 
     pub(crate) fn take_server(&mut self, id: &Id) -> Option<String> {
-        self.server.remove(id)
+        let method = self.server.remove(id);
+        give_back(&mut self.server);
+        method
     }
 }
 
@@ -187,5 +209,55 @@ mod tests {
             .take_host(&id)
             .expect("still pending: the answer is still routed");
         assert!(req.frame.is_none() && req.cancelled);
+    }
+
+    #[test]
+    fn a_drained_burst_gives_its_table_back_and_a_steady_load_keeps_it() {
+        let mut p = Pending::default();
+        let now = Instant::now();
+        for i in 0..10_000 {
+            p.add_host(
+                Id::Int(i),
+                "tools/call".into(),
+                None,
+                Value::from(i64::try_from(i).unwrap()),
+                now,
+                RequestExtra::default(),
+            );
+            assert!(p.add_server(Id::Int(i), "sampling/createMessage".into()));
+        }
+        let full = p.host.capacity();
+        assert!(full >= 10_000);
+        // Down to a quarter: the table stays (no shrinking and regrowing under load).
+        for i in 0..7_500 {
+            assert!(p.take_host(&Id::Int(i)).is_some());
+            assert!(p.take_server(&Id::Int(i)).is_some());
+        }
+        // (Removals leave tombstones, which `capacity` does not count as room.)
+        assert!(
+            p.host.capacity() > full / 2,
+            "{} of {full}",
+            p.host.capacity()
+        );
+        for i in 7_500..10_000 {
+            assert!(p.take_host(&Id::Int(i)).is_some());
+            assert!(p.take_server(&Id::Int(i)).is_some());
+        }
+        assert!(p.host.capacity() <= KEPT_SLOTS, "{}", p.host.capacity());
+        assert!(p.server.capacity() <= KEPT_SLOTS, "{}", p.server.capacity());
+        // Deadlines passing drain it the same way.
+        for i in 0..5_000 {
+            p.add_host(
+                Id::Int(i),
+                "tools/call".into(),
+                None,
+                Value::Null,
+                now,
+                RequestExtra::default(),
+            );
+        }
+        assert!(p.host.capacity() > KEPT_SLOTS);
+        assert_eq!(p.expire(now).len(), 5_000);
+        assert!(p.host.capacity() <= KEPT_SLOTS, "{}", p.host.capacity());
     }
 }
