@@ -5,7 +5,7 @@
 //! kernel's fault-around, 64 KiB), so the ~4 MiB of functions a `wrap` relay executes,
 //! scattered over 18 MiB of `.text`, kept some 14 MiB of it resident. With the functions
 //! listed in `hot-symbols.txt` (written by `scripts/hot-symbols.sh` from a run of the
-//! gateway under callgrind) placed first, about 4.6 MiB stays resident.
+//! gateway under callgrind) placed first, about 5 MiB stays resident.
 //!
 //! The ordering is handed to the linker only when all of these hold, and otherwise the
 //! build is the same as without this script:

@@ -7,18 +7,21 @@ use std::collections::{BTreeMap, HashMap};
 use std::hash::Hash;
 use tokio::time::Instant;
 
-/// Tables up to this many slots are kept as they are when their map drains.
-const KEPT_SLOTS: usize = 1024;
+/// Maps that never held more than this many requests at once keep their table.
+const KEPT_REQUESTS: usize = 1024;
 
-/// Gives back most of `map`'s table once it holds under an eighth of what the table has
-/// room for (a burst of pipelined requests has been answered): a `HashMap` never shrinks
-/// by itself, so 10,000 requests in flight once would hold their table (about 4 MB of
-/// slots here) for the rest of the session. The map keeps room for twice what it holds,
-/// so a steady load does not shrink and regrow it; tables of [`KEPT_SLOTS`] slots or
-/// fewer are left alone.
-fn give_back<K: Eq + Hash, V>(map: &mut HashMap<K, V>) {
-    if map.capacity() > KEPT_SLOTS && map.len() < map.capacity() / 8 {
+/// Gives back most of `map`'s table once it holds under an eighth of the most it held
+/// since its table was last sized (`high`): a burst of pipelined requests has been
+/// answered. A `HashMap` never shrinks by itself, so 10,000 requests in flight once would
+/// hold their table (about 4 MB here) for the rest of the session. The decision reads the
+/// high-water mark, not `capacity()`, which removals that leave tombstones lower while
+/// the table stays as large. The map keeps room for twice what it holds, so a steady
+/// load does not shrink and regrow it; maps that never held more than
+/// [`KEPT_REQUESTS`] are left alone.
+fn give_back<K: Eq + Hash, V>(map: &mut HashMap<K, V>, high: &mut usize) {
+    if *high > KEPT_REQUESTS && map.len() < *high / 8 {
         map.shrink_to(map.len() * 2);
+        *high = map.len();
     }
 }
 
@@ -65,6 +68,9 @@ pub(crate) struct Pending {
     server: HashMap<Id, String>,
     deadlines: BTreeMap<(Instant, u64), Id>,
     seq: u64,
+    /// The most requests `host` / `server` held since their tables were last sized.
+    host_high: usize,
+    server_high: usize,
 }
 
 impl Pending {
@@ -108,6 +114,7 @@ impl Pending {
                 cancelled: false,
             },
         );
+        self.host_high = self.host_high.max(self.host.len());
         self.next_deadline()
     }
 
@@ -123,7 +130,7 @@ impl Pending {
     pub(crate) fn take_host(&mut self, id: &Id) -> Option<HostRequest> {
         let req = self.host.remove(id)?;
         self.deadlines.remove(&(req.deadline, req.seq));
-        give_back(&mut self.host);
+        give_back(&mut self.host, &mut self.host_high);
         Some(req)
     }
 
@@ -150,7 +157,7 @@ impl Pending {
                 out.push(req);
             }
         }
-        give_back(&mut self.host);
+        give_back(&mut self.host, &mut self.host_high);
         out
     }
 
@@ -163,7 +170,7 @@ impl Pending {
     pub(crate) fn drain_host(&mut self) -> Vec<HostRequest> {
         self.deadlines.clear();
         let all = self.host.drain().map(|(_, r)| r).collect();
-        give_back(&mut self.host);
+        give_back(&mut self.host, &mut self.host_high);
         all
     }
 
@@ -172,12 +179,13 @@ impl Pending {
             return false;
         }
         self.server.insert(id, method);
+        self.server_high = self.server_high.max(self.server.len());
         true
     }
 
     pub(crate) fn take_server(&mut self, id: &Id) -> Option<String> {
         let method = self.server.remove(id);
-        give_back(&mut self.server);
+        give_back(&mut self.server, &mut self.server_high);
         method
     }
 }
@@ -211,53 +219,86 @@ mod tests {
         assert!(req.frame.is_none() && req.cancelled);
     }
 
+    /// The ids 0..n in a scrambled order (answers arrive out of order, which leaves
+    /// tombstones in the table).
+    fn scrambled(n: i128) -> Vec<i128> {
+        let mut ids: Vec<i128> = (0..n).collect();
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        for i in (1..ids.len()).rev() {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            ids.swap(i, usize::try_from(x % (i as u64 + 1)).unwrap());
+        }
+        ids
+    }
+
+    fn add(p: &mut Pending, i: i128) {
+        p.add_host(
+            Id::Int(i),
+            "tools/call".into(),
+            None,
+            Value::Null,
+            Instant::now(),
+            RequestExtra::default(),
+        );
+        assert!(p.add_server(Id::Int(i), "sampling/createMessage".into()));
+    }
+
     #[test]
     fn a_drained_burst_gives_its_table_back_and_a_steady_load_keeps_it() {
-        let mut p = Pending::default();
-        let now = Instant::now();
-        for i in 0..10_000 {
-            p.add_host(
-                Id::Int(i),
-                "tools/call".into(),
-                None,
-                Value::from(i64::try_from(i).unwrap()),
-                now,
-                RequestExtra::default(),
-            );
-            assert!(p.add_server(Id::Int(i), "sampling/createMessage".into()));
+        // Sizes around the table's steps, answered in a scrambled order.
+        for n in [1_100, 1_792, 2_000, 3_584, 10_000] {
+            let mut p = Pending::default();
+            for i in 0..n {
+                add(&mut p, i);
+            }
+            let order = scrambled(n);
+            let (first, rest) = order.split_at(usize::try_from(n * 3 / 4).unwrap());
+            // Down to a quarter: the table stays (no shrinking and regrowing under load).
+            let full = p.host.capacity() + p.host.len();
+            for i in first {
+                assert!(p.take_host(&Id::Int(*i)).is_some());
+                assert!(p.take_server(&Id::Int(*i)).is_some());
+            }
+            assert_eq!(p.host_high, usize::try_from(n).unwrap(), "{n}");
+            assert!(p.host.capacity() + p.host.len() <= full);
+            for i in rest {
+                assert!(p.take_host(&Id::Int(*i)).is_some());
+                assert!(p.take_server(&Id::Int(*i)).is_some());
+                let len = p.host.len();
+                if len + 1 == usize::try_from(n / 8).unwrap() {
+                    // Just below an eighth: the table was sized again (`capacity` of a
+                    // fresh table has no tombstones in it), with room for about twice
+                    // what is left.
+                    assert_eq!(p.host_high, len, "{n}");
+                    assert_eq!(p.server_high, len, "{n}");
+                    assert!(
+                        p.host.capacity() <= 4 * len + 64,
+                        "{n}: {} slots for {len}",
+                        p.host.capacity()
+                    );
+                }
+            }
+            // Drained: a small table is left, whatever the order.
+            assert!(p.host.capacity() < 1024, "{n}: {}", p.host.capacity());
+            assert!(p.server.capacity() < 1024, "{n}: {}", p.server.capacity());
         }
-        let full = p.host.capacity();
-        assert!(full >= 10_000);
-        // Down to a quarter: the table stays (no shrinking and regrowing under load).
-        for i in 0..7_500 {
-            assert!(p.take_host(&Id::Int(i)).is_some());
-            assert!(p.take_server(&Id::Int(i)).is_some());
-        }
-        // (Removals leave tombstones, which `capacity` does not count as room.)
-        assert!(
-            p.host.capacity() > full / 2,
-            "{} of {full}",
-            p.host.capacity()
-        );
-        for i in 7_500..10_000 {
-            assert!(p.take_host(&Id::Int(i)).is_some());
-            assert!(p.take_server(&Id::Int(i)).is_some());
-        }
-        assert!(p.host.capacity() <= KEPT_SLOTS, "{}", p.host.capacity());
-        assert!(p.server.capacity() <= KEPT_SLOTS, "{}", p.server.capacity());
         // Deadlines passing drain it the same way.
+        let mut p = Pending::default();
         for i in 0..5_000 {
-            p.add_host(
-                Id::Int(i),
-                "tools/call".into(),
-                None,
-                Value::Null,
-                now,
-                RequestExtra::default(),
-            );
+            add(&mut p, i);
         }
-        assert!(p.host.capacity() > KEPT_SLOTS);
-        assert_eq!(p.expire(now).len(), 5_000);
-        assert!(p.host.capacity() <= KEPT_SLOTS, "{}", p.host.capacity());
+        assert_eq!(p.expire(Instant::now()).len(), 5_000);
+        assert_eq!(p.host.capacity(), 0);
+        // A map that never held more than KEPT_REQUESTS keeps its table.
+        let mut p = Pending::default();
+        for i in 0..1_000 {
+            add(&mut p, i);
+        }
+        for i in scrambled(1_000) {
+            assert!(p.take_host(&Id::Int(i)).is_some());
+        }
+        assert!(p.host.capacity() > 0);
     }
 }

@@ -149,20 +149,6 @@ enum Command {
     },
 }
 
-/// The process's allocator: jemalloc on Linux (glibc), with one arena (see
-/// `.cargo/config.toml`). Against glibc's malloc in the end-to-end harness (`dist` builds,
-/// each with its own `hot-symbols.txt`, 5 rounds interleaved, one core busy with a
-/// fuzzer): small calls' median 1.92x -> 1.82x `direct` (p99 1.97x -> 1.66x), 1 MiB results
-/// 4.26x -> 2.78x, pipelined small calls 0.48x -> 0.55x, the gateway's CPU 0.86 -> 0.75 s
-/// per run, peak RSS 26.7 -> 28.3-30.1 MiB. glibc gives each thread that allocates an
-/// arena of its own and returns freed memory to the system only from the top of each
-/// one; jemalloc with one arena keeps the relay thread, the audit worker and the store's
-/// threads on one set of size classes, and gives pages that stayed free for some seconds
-/// back to the system (its decay, 10 s by default).
-#[cfg(all(target_os = "linux", not(target_env = "musl")))]
-#[global_allocator]
-static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
-
 fn main() -> ExitCode {
     std::panic::set_hook(Box::new(report_panic));
     let cli = match Cli::try_parse() {
