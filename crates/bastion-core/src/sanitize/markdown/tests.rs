@@ -338,6 +338,15 @@ fn attacks_are_neutralized() {
             &["javascript"],
             &[Code::DangerousUrlScheme],
         ),
+        // A `mailto:` source the URL parser refuses as written (`>` in its opaque host)
+        // and accepts as a renderer writes it (`%3E`), inline and by reference (found by
+        // the markdown fuzz target's cmark-gfm rendering).
+        (
+            "![chart](mailto://a@b>c) and ![chart][c]\n\n[c]: MailTo://x@h\u{fffd}<st/",
+            &["\\[image: chart\\] and \\[image: chart\\]"],
+            &["![", "b>c"],
+            &[Code::DangerousUrlScheme],
+        ),
     ];
     for (input, includes, excludes, codes) in cases {
         let (out, found, _) = run(input);

@@ -1,0 +1,162 @@
+//! What a link or image destination is, read as the WHATWG URL Standard reads it, and
+//! as markdown renderers percent-encode it into `href`/`src`.
+
+use url::Url;
+
+/// What a link or image destination is, per the WHATWG URL Standard.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Target {
+    /// No scheme and no host of its own (`page.html`, `#top`, `/docs`): resolved against
+    /// the host application's own origin, so it cannot reach a third party.
+    Relative,
+    /// `http:` or `https:` with a host (protocol-relative `//host/…` included).
+    Web(Url),
+    /// `mailto:`.
+    Mailto,
+    /// Any other scheme (`javascript:`, `data:`, `vbscript:`, `file:`, custom handlers),
+    /// lowercase, without the colon.
+    Disallowed(String),
+    /// Not a URL even relative to a base: a browser would not follow it.
+    Invalid,
+    /// A web URL whose host depends on who reads it: `written` is the destination as
+    /// written (a browser reading raw HTML, where `\\` is a path separator), `encoded` as
+    /// markdown renderers write it into `href`/`src` (percent-encoded, cmark's
+    /// `houdini_escape_href`: `\\` becomes `%5C`, so `https://a.example\\@b.example/`
+    /// reaches `b.example`). Either may be refused (`None`) but not both; where both parse
+    /// their hosts differ. Callers make it inert (WHATWG URL §4.4; fails closed).
+    TwoReadings {
+        /// The reading as written, when it parses to a web URL with a host.
+        written: Option<Url>,
+        /// The reading as a renderer percent-encodes it.
+        encoded: Option<Url>,
+    },
+}
+
+impl Target {
+    /// The hosts of a [`Target::TwoReadings`], for messages (`"a.example or b.example"`).
+    pub(crate) fn hosts(&self) -> String {
+        let Self::TwoReadings { written, encoded } = self else {
+            return String::new();
+        };
+        [written, encoded]
+            .into_iter()
+            .flatten()
+            .map(|u| u.host_str().unwrap_or_default().to_owned())
+            .collect::<Vec<_>>()
+            .join(" or ")
+    }
+}
+
+/// Base used to tell relative references from protocol-relative ones.
+const PROBE_BASE: &str = "https://relative.invalid/";
+
+/// Classifies a destination. `dest` is the decoded value (entities and backslash escapes
+/// already resolved by the markdown or HTML parser); the URL parser strips leading and
+/// trailing C0 controls and spaces and removes tabs and newlines, as browsers do, so
+/// `" JaVa\tScRiPt:…"` is `Disallowed("javascript")`.
+pub(crate) fn classify(dest: &str) -> Target {
+    let target = classify_written(dest);
+    // Where no `\\` or non-ASCII is there to be encoded, both readings are one.
+    if !dest.bytes().any(|b| b == b'\\' || !b.is_ascii()) {
+        return target;
+    }
+    let web_of = |t: Target| match t {
+        Target::Web(url) => Some(url),
+        _ => None,
+    };
+    let encoded = percent_encoding::utf8_percent_encode(dest, HREF_ENCODED).to_string();
+    match (target, web_of(classify_written(&encoded))) {
+        (Target::Web(written), Some(encoded)) if written.host() != encoded.host() => {
+            Target::TwoReadings {
+                written: Some(written),
+                encoded: Some(encoded),
+            }
+        }
+        // Refused as written, a web URL as a renderer writes it: the renderer's reading
+        // is what a browser follows.
+        (Target::Invalid, Some(encoded)) => Target::TwoReadings {
+            written: None,
+            encoded: Some(encoded),
+        },
+        (target, _) => target,
+    }
+}
+
+/// [`classify`] of the destination as written (relative ones are read both ways).
+fn classify_written(dest: &str) -> Target {
+    match Url::parse(dest) {
+        Ok(url) => match url.scheme() {
+            "http" | "https" if url.host_str().is_some_and(|h| !h.is_empty()) => Target::Web(url),
+            "http" | "https" => Target::Invalid,
+            "mailto" => Target::Mailto,
+            other => Target::Disallowed(other.to_owned()),
+        },
+        Err(url::ParseError::RelativeUrlWithoutBase) => {
+            let base = Url::parse(PROBE_BASE).expect("constant base URL parses");
+            let join = |dest: &str| match base.join(dest) {
+                Ok(url) if url.host_str() == base.host_str() => Target::Relative,
+                Ok(url) if url.host_str().is_some() => Target::Web(url),
+                _ => Target::Invalid,
+            };
+            // Read as written and as a renderer writes it (percent-encoded: a `\` is then
+            // `%5C`, no longer a path separator, so `//x\y@host/` reaches `host`); the
+            // reading that leaves the host application's origin decides.
+            let encoded = percent_encoding::utf8_percent_encode(dest, HREF_ENCODED).to_string();
+            match (join(dest), join(&encoded)) {
+                (web @ Target::Web(_), _) | (_, web @ Target::Web(_)) => web,
+                (Target::Relative, _) | (_, Target::Relative) => Target::Relative,
+                _ => Target::Invalid,
+            }
+        }
+        // A renderer percent-encodes what the URL parser refused (`[` in a host:
+        // `ttpr://a[b` becomes `ttpr://a%5Bb`, which parses), so the destination is also
+        // read as a renderer writes it: another scheme than the web's is refused then
+        // too, and a `mailto:` one is `Mailto` (an image loading it is active), not
+        // `Invalid` (found by the markdown fuzz target: a `mailto://` image whose opaque
+        // host held `>` until cmark-gfm wrote it as `%3E`).
+        Err(_) => {
+            match Url::parse(&percent_encoding::utf8_percent_encode(dest, HREF_ENCODED).to_string())
+            {
+                Ok(url) if url.scheme() == "mailto" => Target::Mailto,
+                Ok(url) if !matches!(url.scheme(), "http" | "https") => {
+                    Target::Disallowed(url.scheme().to_owned())
+                }
+                // Refused either way, but naming another scheme (`data://:`): inert for
+                // a browser, yet a more lenient client may still follow it, so it is
+                // treated as that scheme (fails closed).
+                _ => match named_scheme(dest).as_deref() {
+                    None | Some("http" | "https") => Target::Invalid,
+                    Some("mailto") => Target::Mailto,
+                    Some(scheme) => Target::Disallowed(scheme.to_owned()),
+                },
+            }
+        }
+    }
+}
+
+/// The scheme a destination the URL parser refused still names, lowercase: the part
+/// before its first `:`, when the URL parser accepts it as a scheme on its own (WHATWG
+/// URL §4.4 scheme state; RFC 3986 §3.1 syntax; tabs and newlines dropped as the parser
+/// drops them). Only [`classify`]'s fallback uses it.
+fn named_scheme(dest: &str) -> Option<String> {
+    let (candidate, _) = dest.split_once(':')?;
+    Url::parse(&format!("{candidate}:"))
+        .ok()
+        .map(|url| url.scheme().to_owned())
+}
+
+/// What markdown renderers percent-encode in an `href` or `src` (cmark's
+/// `houdini_escape_href`): controls, space, non-ASCII, the backtick and `"<>[\]^{|}`.
+const HREF_ENCODED: &percent_encoding::AsciiSet = &percent_encoding::CONTROLS
+    .add(b' ')
+    .add(b'"')
+    .add(b'<')
+    .add(b'>')
+    .add(b'[')
+    .add(b'\\')
+    .add(b']')
+    .add(b'^')
+    .add(b'`')
+    .add(b'{')
+    .add(b'|')
+    .add(b'}');
