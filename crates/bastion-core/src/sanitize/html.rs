@@ -188,10 +188,13 @@ fn analyze(elements: &[Element], policy: &ContentPolicy) -> Analysis {
         if el.name == "img" || el.name == "image" {
             a.removes_something = true;
             let alt = el.attr("alt").unwrap_or_default();
-            let src = el
-                .attr("src")
-                .or_else(|| el.attr("srcset").and_then(|s| s.split_whitespace().next()));
-            match src.map(markup::classify) {
+            // The first source that loads anything names the image (`src`, then
+            // `srcset`: a browser may pick either).
+            let src = inline::image_sources(|name| el.attr(name))
+                .into_iter()
+                .map(markup::classify)
+                .find(|t| !matches!(t, Target::Relative | Target::Invalid));
+            match src {
                 Some(Target::Web(url)) => {
                     let host = url.host_str().unwrap_or_default().to_owned();
                     a.findings.push((

@@ -114,10 +114,13 @@ pub(crate) fn link_href(tag: &str) -> Option<String> {
 }
 
 /// For text that starts with `<img` or `<image`: the length of the tag as the HTML
-/// tokenizer reads it (at most `max_len` bytes) and whether its source is external (an
-/// `http(s)` host not trusted) or uses another scheme than `http(s)` — an image a lenient
-/// renderer would load. Returns the bytes read even when the answer is no: any other
-/// `<img` in them is part of the same construct.
+/// tokenizer reads it (at most `max_len` bytes) and whether one of its sources is
+/// external (an `http(s)` host not trusted) or uses another scheme than `http(s)` — an
+/// image a lenient renderer would load. Every source counts: `src`, the legacy
+/// `lowsrc` and `dynsrc`, and each word of `srcset` (split at whitespace and commas, so
+/// a URL holding a comma counts in pieces; descriptors such as `2x` are relative
+/// paths), since a browser picks from `srcset` before `src`. Returns the bytes read even
+/// when the answer is no: any other `<img` in them is part of the same construct.
 pub(crate) fn loading_image(text: &str, policy: &ContentPolicy, max_len: usize) -> (usize, bool) {
     let (read, tag) = guard::first_tag(text, max_len);
     let Some(tag) = tag else {
@@ -127,21 +130,35 @@ pub(crate) fn loading_image(text: &str, policy: &ContentPolicy, max_len: usize) 
     {
         return (read, false);
     }
-    let src = tag
-        .attrs
-        .iter()
-        .find(|a| &*a.name.local == "src")
-        .map(|a| a.value.to_string())
-        .or_else(|| {
-            tag.attrs
-                .iter()
-                .find(|a| &*a.name.local == "srcset")
-                .and_then(|a| a.value.split_whitespace().next().map(str::to_owned))
-        });
-    let loads = match src.as_deref().map(markup::classify) {
-        Some(Target::Web(url)) => !policy.is_trusted(url.host_str().unwrap_or_default()),
-        Some(Target::Disallowed(_) | Target::Mailto | Target::TwoReadings { .. }) => true,
-        _ => false,
+    let attr = |name: &str| {
+        tag.attrs
+            .iter()
+            .find(|a| &*a.name.local == name)
+            .map(|a| &*a.value)
     };
+    let loads = image_sources(attr)
+        .into_iter()
+        .any(|src| match markup::classify(src) {
+            Target::Web(url) => !policy.is_trusted(url.host_str().unwrap_or_default()),
+            Target::Disallowed(_) | Target::Mailto | Target::TwoReadings { .. } => true,
+            Target::Relative | Target::Invalid => false,
+        });
     (read, loads)
+}
+
+/// The sources an image element may load, in the order a report names them: `src`,
+/// `lowsrc`, `dynsrc`, then each word of `srcset` (see [`loading_image`]). `attr` looks
+/// an attribute up by name.
+pub(super) fn image_sources<'a>(attr: impl Fn(&str) -> Option<&'a str>) -> Vec<&'a str> {
+    let mut sources: Vec<&str> = ["src", "lowsrc", "dynsrc"]
+        .into_iter()
+        .filter_map(&attr)
+        .collect();
+    if let Some(set) = attr("srcset") {
+        sources.extend(
+            set.split(|c: char| c.is_ascii_whitespace() || c == ',')
+                .filter(|word| !word.is_empty()),
+        );
+    }
+    sources
 }

@@ -1,5 +1,6 @@
-//! What a link or image destination is, read as the WHATWG URL Standard reads it, and
-//! as markdown renderers percent-encode it into `href`/`src`.
+//! What a link or image destination is, read as the WHATWG URL Standard reads it, as
+//! markdown renderers percent-encode it into `href`/`src`, and as a browser decodes its
+//! character references.
 
 use url::Url;
 
@@ -18,16 +19,19 @@ pub(crate) enum Target {
     Disallowed(String),
     /// Not a URL even relative to a base: a browser would not follow it.
     Invalid,
-    /// A web URL whose host depends on who reads it: `written` is the destination as
-    /// written (a browser reading raw HTML, where `\\` is a path separator), `encoded` as
+    /// A web URL that depends on who reads it: `written` is the destination as written
+    /// (a browser reading raw HTML, where `\\` is a path separator), `encoded` as
     /// markdown renderers write it into `href`/`src` (percent-encoded, cmark's
     /// `houdini_escape_href`: `\\` becomes `%5C`, so `https://a.example\\@b.example/`
-    /// reaches `b.example`). Either may be refused (`None`) but not both; where both parse
-    /// their hosts differ. Callers make it inert (WHATWG URL §4.4; fails closed).
+    /// reaches `b.example`), or with its character references decoded as a browser
+    /// decodes an attribute that a renderer wrote without escaping `&`. Either may be
+    /// refused (`None`) but not both; where both parse they differ (percent-encoding:
+    /// in their hosts). Callers make it inert (WHATWG URL §4.4; fails closed).
     TwoReadings {
         /// The reading as written, when it parses to a web URL with a host.
         written: Option<Url>,
-        /// The reading as a renderer percent-encodes it.
+        /// The other reading: as a renderer percent-encodes it, or its character
+        /// references decoded.
         encoded: Option<Url>,
     },
 }
@@ -42,7 +46,12 @@ impl Target {
             .into_iter()
             .flatten()
             .map(|u| u.host_str().unwrap_or_default().to_owned())
-            .collect::<Vec<_>>()
+            .fold(Vec::new(), |mut hosts, host| {
+                if !hosts.contains(&host) {
+                    hosts.push(host);
+                }
+                hosts
+            })
             .join(" or ")
     }
 }
@@ -54,7 +63,61 @@ const PROBE_BASE: &str = "https://relative.invalid/";
 /// already resolved by the markdown or HTML parser); the URL parser strips leading and
 /// trailing C0 controls and spaces and removes tabs and newlines, as browsers do, so
 /// `" JaVa\tScRiPt:…"` is `Disallowed("javascript")`.
+///
+/// A renderer that writes the destination into `href`/`src` without escaping `&`
+/// (marked does) hands the browser character references to decode, with or without
+/// their `;` (HTML Living Standard §13.2.5.72, character reference state in an
+/// attribute value): `&#104ttps://evil.example/` is then `https://evil.example/`, which
+/// `CommonMark` readers take for a relative path. That reading, decoded by html5ever's
+/// tokenizer, counts too, and the one that reaches further decides ([`further`]).
 pub(crate) fn classify(dest: &str) -> Target {
+    let target = classify_encoded(dest);
+    if memchr::memchr(b'&', dest.as_bytes()).is_none() {
+        return target;
+    }
+    match attribute_decoded(dest) {
+        Some(decoded) if decoded != dest => further(target, classify_encoded(&decoded)),
+        _ => target,
+    }
+}
+
+/// `dest` as a browser reads it from an attribute value written as it is (`"` aside):
+/// its character references decoded by html5ever's tokenizer (`None` if the tokenizer
+/// reads no such attribute, which does not happen for a quoted value).
+fn attribute_decoded(dest: &str) -> Option<String> {
+    let html = format!("<a href=\"{}\">", dest.replace('"', "&quot;"));
+    let (_, tag) = super::guard::first_tag(&html, html.len());
+    tag?.attrs
+        .iter()
+        .find(|a| &*a.name.local == "href")
+        .map(|a| a.value.to_string())
+}
+
+/// Of two readings of one destination, the one that reaches further: a disallowed
+/// scheme before two web readings, a web URL before `mailto:`, anything before a
+/// relative or invalid one; two different web URLs are [`Target::TwoReadings`].
+fn further(a: Target, b: Target) -> Target {
+    fn reach(t: &Target) -> u8 {
+        match t {
+            Target::Relative | Target::Invalid => 0,
+            Target::Mailto => 1,
+            Target::Web(_) => 2,
+            Target::TwoReadings { .. } => 3,
+            Target::Disallowed(_) => 4,
+        }
+    }
+    match (a, b) {
+        (Target::Web(a), Target::Web(b)) if a != b => Target::TwoReadings {
+            written: Some(a),
+            encoded: Some(b),
+        },
+        (a, b) if reach(&b) > reach(&a) => b,
+        (a, _) => a,
+    }
+}
+
+/// [`classify`] of the destination as written and as a renderer percent-encodes it.
+fn classify_encoded(dest: &str) -> Target {
     let target = classify_written(dest);
     // Where no `\\` or non-ASCII is there to be encoded, both readings are one.
     if !dest.bytes().any(|b| b == b'\\' || !b.is_ascii()) {

@@ -115,6 +115,27 @@ fn classify_table() {
         ("mailto://a@b>c", Target::Mailto),
         ("MailTo://x@h\u{fffd}<st/", Target::Mailto),
         ("mailto://:", Target::Mailto),
+        // Character references a browser decodes in an attribute, `;` or not.
+        (
+            "&#104ttps://evil.example/p.png?d=secret",
+            web("https://evil.example/p.png?d=secret"),
+        ),
+        ("&#47/evil.example/q.png", web("https://evil.example/q.png")),
+        (
+            "&#106avascript:alert(1)",
+            Target::Disallowed("javascript".into()),
+        ),
+        (
+            "https://evil.example/&#x3a;x",
+            Target::TwoReadings {
+                written: Some(Url::parse("https://evil.example/&#x3a;x").unwrap()),
+                encoded: Some(Url::parse("https://evil.example/:x").unwrap()),
+            },
+        ),
+        (
+            "https://example.com/s?q=rust&copy=2&notify=yes",
+            web("https://example.com/s?q=rust&copy=2&notify=yes"),
+        ),
     ];
     for (dest, expected) in cases {
         assert_eq!(classify(dest), expected, "{dest:?}");

@@ -1,8 +1,9 @@
 //! Properties of the terminal sanitizer, RFC 8785 canonical JSON and URL normalization
 //! (issue 9 §2). The frame reader's (frames do not depend on read boundaries) is the
-//! `frame_reader` fuzz target, replayed on stable by `fuzz/tests/replay.rs`. The HTML, markdown and text sanitizers have theirs
-//! beside the code (`src/sanitize/markup.rs`, `src/sanitize/text.rs`), as does the
-//! canonical hash's key-order and whitespace invariance (`src/pins/tests/props.rs`).
+//! `frame_reader` fuzz target, replayed on stable by `fuzz/tests/replay.rs`. The HTML,
+//! markdown and text sanitizers have theirs beside the code
+//! (`src/sanitize/markup_tests.rs`, `src/sanitize/text.rs`), as does the canonical
+//! hash's key-order and whitespace invariance (`src/pins/tests/props.rs`).
 
 use bastion_core::json::parse_value;
 use bastion_core::pins::canonical_json;

