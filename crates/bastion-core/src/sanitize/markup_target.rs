@@ -70,14 +70,33 @@ const PROBE_BASE: &str = "https://relative.invalid/";
 /// attribute value): `&#104ttps://evil.example/` is then `https://evil.example/`, which
 /// `CommonMark` readers take for a relative path. That reading, decoded by html5ever's
 /// tokenizer, counts too, and the one that reaches further decides ([`further`]).
+///
+/// Lenient renderers also trim the destination of every kind of whitespace
+/// (JavaScript's `trim`, Python's `strip`), where the URL parser strips only C0 controls
+/// and spaces: `\u{a0}javascript:…` is a relative path for a browser but a script URL
+/// once trimmed. The trimmed reading counts too.
 pub(crate) fn classify(dest: &str) -> Target {
-    let target = classify_encoded(dest);
+    let target = classify_trimmed(dest);
     if memchr::memchr(b'&', dest.as_bytes()).is_none() {
         return target;
     }
+    // Decoded once, as a browser decodes an attribute value once.
     match attribute_decoded(dest) {
-        Some(decoded) if decoded != dest => further(target, classify_encoded(&decoded)),
+        Some(decoded) if decoded != dest => further(target, classify_trimmed(&decoded)),
         _ => target,
+    }
+}
+
+/// [`classify_encoded`] of the destination as it is and, when it has any, without the
+/// whitespace, controls and byte order marks a lenient renderer trims.
+fn classify_trimmed(dest: &str) -> Target {
+    let target = classify_encoded(dest);
+    let trimmed =
+        dest.trim_matches(|c: char| c.is_whitespace() || c.is_control() || c == '\u{feff}');
+    if trimmed.len() == dest.len() {
+        target
+    } else {
+        further(target, classify_encoded(trimmed))
     }
 }
 

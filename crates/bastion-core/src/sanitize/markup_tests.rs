@@ -115,6 +115,17 @@ fn classify_table() {
         ("mailto://a@b>c", Target::Mailto),
         ("MailTo://x@h\u{fffd}<st/", Target::Mailto),
         ("mailto://:", Target::Mailto),
+        // Whitespace a lenient renderer trims and the URL parser keeps (found by the
+        // markdown fuzz target: `[a](\u{a0}javascript:…)` in a list item).
+        (
+            "\u{a0}javascript:alert(1)",
+            Target::Disallowed("javascript".into()),
+        ),
+        (
+            "\u{3000}\u{feff}https://evil.example/p.png\u{85}",
+            web("https://evil.example/p.png"),
+        ),
+        ("\u{a0}docs/setup.md", Target::Relative),
         // Character references a browser decodes in an attribute, `;` or not.
         (
             "&#104ttps://evil.example/p.png?d=secret",

@@ -349,6 +349,15 @@ fn attacks_are_neutralized() {
             &["![", "b>c"],
             &[Code::DangerousUrlScheme],
         ),
+        // A no-break space before the scheme: a relative path for a browser, a script URL
+        // for a renderer that trims every kind of whitespace (found by the markdown fuzz
+        // target).
+        (
+            "[a](\u{a0}javascript:alert(1))",
+            &["a"],
+            &["](", "javascript:"],
+            &[Code::DangerousUrlScheme],
+        ),
         // Character references without their `;`: text for `CommonMark`, a scheme or a
         // host for a browser reading what a renderer that leaves `&` unescaped (marked)
         // wrote (found by a hostile review).
