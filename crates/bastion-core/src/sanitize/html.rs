@@ -193,7 +193,7 @@ fn analyze(elements: &[Element], policy: &ContentPolicy) -> Analysis {
             let src = inline::image_sources(|name| el.attr(name))
                 .into_iter()
                 .map(markup::classify)
-                .find(|t| !matches!(t, Target::Relative | Target::Invalid));
+                .find(|t| !matches!(t, Target::Relative | Target::Invalid | Target::Mailto));
             match src {
                 Some(Target::Web(url)) => {
                     let host = url.host_str().unwrap_or_default().to_owned();
@@ -245,6 +245,9 @@ fn analyze(elements: &[Element], policy: &ContentPolicy) -> Analysis {
             match markup::classify(value) {
                 Target::Disallowed(scheme) => {
                     a.removes_something = true;
+                    // Also when only a lenient reading names the scheme (trimmed, or its
+                    // character references decoded again), which the allowlist keeps.
+                    a.drop_hrefs.push(value.clone());
                     a.findings.push((
                         Code::DangerousUrlScheme,
                         format!(

@@ -117,9 +117,9 @@ pub(crate) fn link_href(tag: &str) -> Option<String> {
 /// tokenizer reads it (at most `max_len` bytes) and whether one of its sources is
 /// external (an `http(s)` host not trusted) or uses another scheme than `http(s)` — an
 /// image a lenient renderer would load. Every source counts: `src`, the legacy
-/// `lowsrc` and `dynsrc`, and each word of `srcset` (split at whitespace and commas, so
-/// a URL holding a comma counts in pieces; descriptors such as `2x` are relative
-/// paths), since a browser picks from `srcset` before `src`. Returns the bytes read even
+/// `lowsrc` and `dynsrc`, and each word of `srcset` ([`image_sources`]; descriptors such
+/// as `2x` are relative paths), since a browser picks from `srcset` before `src`.
+/// Returns the bytes read even
 /// when the answer is no: any other `<img` in them is part of the same construct.
 pub(crate) fn loading_image(text: &str, policy: &ContentPolicy, max_len: usize) -> (usize, bool) {
     let (read, tag) = guard::first_tag(text, max_len);
@@ -147,18 +147,23 @@ pub(crate) fn loading_image(text: &str, policy: &ContentPolicy, max_len: usize) 
 }
 
 /// The sources an image element may load, in the order a report names them: `src`,
-/// `lowsrc`, `dynsrc`, then each word of `srcset` (see [`loading_image`]). `attr` looks
-/// an attribute up by name.
+/// `lowsrc`, `dynsrc`, then each whitespace-separated word of `srcset` without its
+/// leading and trailing commas, and each piece of it between commas (a URL may hold a
+/// comma: `https://trusted.example,@evil.example/x.png` reaches `evil.example`). `attr`
+/// looks an attribute up by name.
 pub(super) fn image_sources<'a>(attr: impl Fn(&str) -> Option<&'a str>) -> Vec<&'a str> {
     let mut sources: Vec<&str> = ["src", "lowsrc", "dynsrc"]
         .into_iter()
         .filter_map(&attr)
         .collect();
     if let Some(set) = attr("srcset") {
-        sources.extend(
-            set.split(|c: char| c.is_ascii_whitespace() || c == ',')
-                .filter(|word| !word.is_empty()),
-        );
+        // A browser reads a candidate's URL up to whitespace, commas inside it included
+        // (HTML Living Standard §4.8.4.3.10); each comma piece is read too, in case a
+        // reader splits there.
+        for word in set.split_ascii_whitespace() {
+            sources.push(word.trim_matches(','));
+            sources.extend(word.split(',').filter(|piece| !piece.is_empty()));
+        }
     }
     sources
 }

@@ -506,6 +506,44 @@ pub(crate) fn fragment_root(dom: &RcDom) -> Option<Handle> {
     dom.document.children.borrow().first().cloned()
 }
 
+/// Keeps the first token html5ever's tokenizer emits, when it is a tag.
+struct First(std::cell::RefCell<Option<Tag>>, Cell<bool>);
+
+impl TokenSink for First {
+    type Handle = ();
+    fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
+        match token {
+            Token::TagToken(tag) if !self.1.get() => *self.0.borrow_mut() = Some(tag),
+            Token::ParseError(_) | Token::EOFToken => return TokenSinkResult::Continue,
+            _ => {}
+        }
+        self.1.set(true);
+        TokenSinkResult::Continue
+    }
+}
+
+/// `value` as a browser reads it from a double-quoted attribute value: its character
+/// references decoded by html5ever's tokenizer, with or without their `;` (HTML Living
+/// Standard §13.2.5.72), a `"` in it taken as written. Linear in the length of `value`:
+/// the tag read has one attribute whatever `value` holds, so no separator bound applies.
+pub(crate) fn attribute_decoded(value: &str) -> String {
+    let html = format!("<a href=\"{}\">", value.replace('"', "&quot;"));
+    let tokenizer = Tokenizer::new(
+        First(std::cell::RefCell::new(None), Cell::new(false)),
+        TokenizerOpts::default(),
+    );
+    let queue = BufferQueue::default();
+    queue.push_back(StrTendril::from_slice(&html));
+    let _ = tokenizer.feed(&queue);
+    tokenizer.end();
+    tokenizer
+        .sink
+        .0
+        .take()
+        .and_then(|tag| tag.attrs.into_iter().next())
+        .map_or_else(|| value.to_owned(), |attr| attr.value.to_string())
+}
+
 /// The first tag html5ever's tokenizer reads from `html` (which starts with `<`), with
 /// the length of its source: the tag is emitted at a `>` and every chunk fed ends at one.
 /// Returns the bytes read and the tag: `None` when the first token is not a tag, when no
@@ -513,19 +551,6 @@ pub(crate) fn fragment_root(dom: &RcDom) -> Option<Handle> {
 /// [`too_many_attributes`]). Whatever starts within the bytes read belongs to that first
 /// construct.
 pub(crate) fn first_tag(html: &str, max_len: usize) -> (usize, Option<Tag>) {
-    struct First(std::cell::RefCell<Option<Tag>>, Cell<bool>);
-    impl TokenSink for First {
-        type Handle = ();
-        fn process_token(&self, token: Token, _line: u64) -> TokenSinkResult<()> {
-            match token {
-                Token::TagToken(tag) if !self.1.get() => *self.0.borrow_mut() = Some(tag),
-                Token::ParseError(_) | Token::EOFToken => return TokenSinkResult::Continue,
-                _ => {}
-            }
-            self.1.set(true);
-            TokenSinkResult::Continue
-        }
-    }
     let html = &html[..html.floor_char_boundary(max_len.min(html.len()))];
     let tokenizer = Tokenizer::new(
         First(std::cell::RefCell::new(None), Cell::new(false)),

@@ -1,7 +1,9 @@
 //! What a link or image destination is, read as the WHATWG URL Standard reads it, as
-//! markdown renderers percent-encode it into `href`/`src`, and as a browser decodes its
-//! character references.
+//! markdown renderers percent-encode it into `href`/`src`, trimmed of the whitespace
+//! lenient renderers trim, and with its character references decoded as a browser
+//! decodes them in an attribute; the reading that reaches furthest decides.
 
+use super::data_carriers;
 use url::Url;
 
 /// What a link or image destination is, per the WHATWG URL Standard.
@@ -19,14 +21,14 @@ pub(crate) enum Target {
     Disallowed(String),
     /// Not a URL even relative to a base: a browser would not follow it.
     Invalid,
-    /// A web URL that depends on who reads it: `written` is the destination as written
-    /// (a browser reading raw HTML, where `\\` is a path separator), `encoded` as
-    /// markdown renderers write it into `href`/`src` (percent-encoded, cmark's
+    /// A web URL whose origin depends on who reads it: `written` is the destination as
+    /// written (a browser reading raw HTML, where `\\` is a path separator), `encoded`
+    /// as markdown renderers write it into `href`/`src` (percent-encoded, cmark's
     /// `houdini_escape_href`: `\\` becomes `%5C`, so `https://a.example\\@b.example/`
-    /// reaches `b.example`), or with its character references decoded as a browser
-    /// decodes an attribute that a renderer wrote without escaping `&`. Either may be
-    /// refused (`None`) but not both; where both parse they differ (percent-encoding:
-    /// in their hosts). Callers make it inert (WHATWG URL §4.4; fails closed).
+    /// reaches `b.example`); or `written` one lenient reading and `encoded` another
+    /// (trimmed, character references decoded: see [`classify`]). Either may be refused
+    /// (`None`) but not both; where both parse their hosts (or origins) differ. Callers
+    /// make it inert (WHATWG URL §4.4; fails closed).
     TwoReadings {
         /// The reading as written, when it parses to a web URL with a host.
         written: Option<Url>,
@@ -81,9 +83,11 @@ pub(crate) fn classify(dest: &str) -> Target {
         return target;
     }
     // Decoded once, as a browser decodes an attribute value once.
-    match attribute_decoded(dest) {
-        Some(decoded) if decoded != dest => further(target, classify_trimmed(&decoded)),
-        _ => target,
+    let decoded = super::guard::attribute_decoded(dest);
+    if decoded == dest {
+        target
+    } else {
+        further(target, classify_trimmed(&decoded))
     }
 }
 
@@ -100,21 +104,12 @@ fn classify_trimmed(dest: &str) -> Target {
     }
 }
 
-/// `dest` as a browser reads it from an attribute value written as it is (`"` aside):
-/// its character references decoded by html5ever's tokenizer (`None` if the tokenizer
-/// reads no such attribute, which does not happen for a quoted value).
-fn attribute_decoded(dest: &str) -> Option<String> {
-    let html = format!("<a href=\"{}\">", dest.replace('"', "&quot;"));
-    let (_, tag) = super::guard::first_tag(&html, html.len());
-    tag?.attrs
-        .iter()
-        .find(|a| &*a.name.local == "href")
-        .map(|a| a.value.to_string())
-}
-
 /// Of two readings of one destination, the one that reaches further: a disallowed
 /// scheme before two web readings, a web URL before `mailto:`, anything before a
-/// relative or invalid one; two different web URLs are [`Target::TwoReadings`].
+/// relative or invalid one. Two web URLs of different origins are
+/// [`Target::TwoReadings`]; of one origin, the one that carries data
+/// ([`data_carriers`]) if only one does, else the first (`?a=1&reg_id=5` also reads as
+/// `?a=1®_id=5`, which is no reason to distrust the link).
 fn further(a: Target, b: Target) -> Target {
     fn reach(t: &Target) -> u8 {
         match t {
@@ -126,10 +121,17 @@ fn further(a: Target, b: Target) -> Target {
         }
     }
     match (a, b) {
-        (Target::Web(a), Target::Web(b)) if a != b => Target::TwoReadings {
+        (Target::Web(a), Target::Web(b)) if a.origin() != b.origin() => Target::TwoReadings {
             written: Some(a),
             encoded: Some(b),
         },
+        (Target::Web(a), Target::Web(b)) => {
+            if data_carriers(&a).is_empty() && !data_carriers(&b).is_empty() {
+                Target::Web(b)
+            } else {
+                Target::Web(a)
+            }
+        }
         (a, b) if reach(&b) > reach(&a) => b,
         (a, _) => a,
     }

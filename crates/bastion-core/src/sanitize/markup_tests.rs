@@ -136,11 +136,25 @@ fn classify_table() {
             "&#106avascript:alert(1)",
             Target::Disallowed("javascript".into()),
         ),
+        // One origin: the reading that carries data, else the one as written.
         (
             "https://evil.example/&#x3a;x",
+            web("https://evil.example/&#x3a;x"),
+        ),
+        (
+            "https://shop.example/?a=1&reg_id=5&not_before=2",
+            web("https://shop.example/?a=1&reg_id=5&not_before=2"),
+        ),
+        (
+            "https://evil.example/?x=1&#38token=abcdefgh",
+            web("https://evil.example/?x=1&token=abcdefgh"),
+        ),
+        // Two origins.
+        (
+            "https://a.example&#47@b.example/",
             Target::TwoReadings {
-                written: Some(Url::parse("https://evil.example/&#x3a;x").unwrap()),
-                encoded: Some(Url::parse("https://evil.example/:x").unwrap()),
+                written: Some(Url::parse("https://a.example&#47@b.example/").unwrap()),
+                encoded: Some(Url::parse("https://a.example/@b.example/").unwrap()),
             },
         ),
         (
@@ -678,6 +692,25 @@ const TOKENS: &[&str] = &[
 
 fn markup_soup() -> impl Strategy<Value = String> {
     prop::collection::vec(prop::sample::select(TOKENS), 0..48).prop_map(|parts| parts.concat())
+}
+
+/// The decoded reading has no length or separator bound: padding the destination does
+/// not hide it (found by a hostile review: the tag reader's separator bound gave up on
+/// it).
+#[test]
+fn padded_destinations_are_still_read_decoded() {
+    let padded = format!("&#106avascript:alert(1)//{}", "/ '\"".repeat(2000));
+    assert_eq!(classify(&padded), Target::Disallowed("javascript".into()));
+    let image = format!(
+        "![x](&#104ttps://evil.example/p.png?d=s#{})",
+        "/".repeat(5000)
+    );
+    let out = sanitize_markup(&image, None, &ContentPolicy::default(), "/t");
+    assert!(
+        out.text.starts_with("\\[image: x (evil.example)\\]"),
+        "{}",
+        out.text
+    );
 }
 
 proptest! {

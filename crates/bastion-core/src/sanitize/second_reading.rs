@@ -13,7 +13,8 @@
 //! finds active is reported; the caller then escapes the whole text.
 //!
 //! Active, as the markdown sanitizer's own rules have it (module docs of
-//! [`super::markdown`]):
+//! [`super::markdown`]; destinations read by [`markup::classify`], whose furthest
+//! reading decides):
 //! - a link (or autolink) whose destination has a scheme other than `http`, `https`,
 //!   `mailto`, or carries data ([`markup::data_carriers`]) to an untrusted host;
 //! - an image whose source is not relative (an `http(s)` host not trusted, or any other

@@ -10,6 +10,11 @@
 //! ([`super::markup::sanitize_markup`]): `CommonMark` renderers end a line at a lone CR,
 //! `pulldown-cmark` keeps it as text inside code blocks.
 //!
+//! A destination's scheme and host are what [`markup::classify`] finds in the reading
+//! that reaches furthest: as written, as cmark-gfm percent-encodes it, trimmed of the
+//! whitespace lenient renderers trim, and with character references decoded as a browser
+//! decodes an attribute that a renderer wrote without escaping `&`.
+//!
 //! | construct | when | becomes | finding |
 //! |---|---|---|---|
 //! | image (inline, reference, in a link) | `http(s)` host not trusted | `[image: ALT (HOST)]` | `external_image` |
@@ -19,7 +24,7 @@
 //! | link, inline HTML `<a href>`…`</a>` | text shows another site than the target ([`markup::mismatched_hosts`]) | ``TEXT (link target: `URL`)`` | `link_text_mismatch` |
 //! | bare `http(s)://` (after anything but an ASCII letter) or `www.` URL in text or in its source (GFM autolinks it) | data in query/fragment, host not trusted | `URL (link removed)`, defanged | `link_exfiltration` |
 //! | link reference definition | destination with a disallowed scheme, or data to an untrusted host | the same definition leading to `#` | `dangerous_url_scheme`, `link_exfiltration` |
-//! | `<img`/`<image` tag in text (not raw HTML for `CommonMark`, e.g. an unquoted value with `=`) | `src` external or not `http(s)` | `[image (HOST)]` | `external_image`, … |
+//! | `<img`/`<image` tag in text (not raw HTML for `CommonMark`, e.g. an unquoted value with `=`) | `src`, `lowsrc`, `dynsrc` or a `srcset` word external or not `http(s)` | `[image (HOST)]` | `external_image`, … |
 //! | HTML comment, declaration, processing instruction | not blank | `[hidden comment: TEXT]` | `hidden_comment` |
 //! | raw HTML block or inline tag | anything the allowlist removes | cleaned HTML, image markers | `html_sanitized`, … |
 //! | raw HTML block | parsing it would not be linear (nesting past 64 elements, …) | the rest escaped as text | `html_sanitized` |

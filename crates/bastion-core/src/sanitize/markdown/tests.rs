@@ -35,8 +35,10 @@ fn lookalikes_are_unchanged() {
         "[search](https://example.com/search?q=rust) [results](https://example.com/r?id=12345&v=dQw4w9WgXcQ)",
         "[relative](docs/setup.md) [anchor](#install) [root](/about) ![diagram](img/arch.png)",
         "[mail](mailto:team@example.com) <team@example.com>",
-        // `&` in destinations that no browser decodes into anything else.
+        // `&` in destinations that no browser decodes into anything else, or into a
+        // URL of the same origin without data.
         "[search](https://example.com/s?q=rust&copy=2&notify=yes&lang=en) ![logo](img/a&b.png)",
+        "[shop](https://shop.example/?a=1&reg_id=5&not_before=2) and https://shop.example/?a=1&reg_id=5",
         "<https://docs.example.com/guide> and <https://example.com/a?page=3>",
         "[guide][g] and [other]\n\n[g]: https://docs.example.com/guide\n[other]: https://example.com/",
         "[data](https://trusted.example/callback?token=abcdef&chat=this%20is%20fine) ![x](https://cdn.trusted.example/a.png)",
@@ -374,6 +376,13 @@ fn attacks_are_neutralized() {
             "x <img src=\"a.png\" srcset=\"a.png 1x, https://evil.example/x.png 2x\" 1a> y",
             &["image (evil.example)"],
             &["srcset", "evil.example/x.png"],
+            &[Code::ExternalImage],
+        ),
+        // A comma inside a `srcset` URL: the browser's host is the one after the `@`.
+        (
+            "x <img srcset=\"https://trusted.example,@evil.example/x.png\" 1a> y",
+            &["image (evil.example)"],
+            &["srcset"],
             &[Code::ExternalImage],
         ),
     ];
