@@ -3,6 +3,7 @@
 //! notifications carry an object `params`, responses carry exactly one of
 //! `result`/`error`).
 
+use crate::json::Member;
 use serde_json::{Map, Value};
 use std::fmt;
 
@@ -117,21 +118,21 @@ pub enum EnvelopeError {
 /// # Errors
 /// [`EnvelopeError`] for any violation of JSON-RPC 2.0 / MCP base-protocol rules.
 pub fn classify(msg: &Map<String, Value>) -> Result<Kind, EnvelopeError> {
-    if msg.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+    if msg.member("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return Err(EnvelopeError::Version);
     }
-    if let Some(method) = msg.get("method") {
+    if let Some(method) = msg.member("method") {
         let method = method
             .as_str()
             .filter(|m| !m.is_empty())
             .ok_or(EnvelopeError::Method)?;
-        if msg.contains_key("result") || msg.contains_key("error") {
+        if msg.has_member("result") || msg.has_member("error") {
             return Err(EnvelopeError::RequestWithOutcome);
         }
-        if msg.get("params").is_some_and(|p| !p.is_object()) {
+        if msg.member("params").is_some_and(|p| !p.is_object()) {
             return Err(EnvelopeError::Params);
         }
-        return match msg.get("id") {
+        return match msg.member("id") {
             None => Ok(Kind::Notification {
                 method: method.to_owned(),
             }),
@@ -141,10 +142,10 @@ pub fn classify(msg: &Map<String, Value>) -> Result<Kind, EnvelopeError> {
             }),
         };
     }
-    match (msg.get("result"), msg.get("error")) {
+    match (msg.member("result"), msg.member("error")) {
         (Some(result), None) => {
             let id = msg
-                .get("id")
+                .member("id")
                 .and_then(Id::from_value)
                 .ok_or(EnvelopeError::ResponseId)?;
             if !result.is_object() {
@@ -153,15 +154,15 @@ pub fn classify(msg: &Map<String, Value>) -> Result<Kind, EnvelopeError> {
             Ok(Kind::Result { id })
         }
         (None, Some(error)) => {
-            let id = match msg.get("id") {
+            let id = match msg.member("id") {
                 Some(Value::Null) => None,
                 Some(v) => Some(Id::from_value(v).ok_or(EnvelopeError::ResponseId)?),
                 None => return Err(EnvelopeError::ResponseId),
             };
             let code = error
-                .get("code")
+                .member("code")
                 .and_then(Value::as_i64)
-                .filter(|_| error.get("message").is_some_and(Value::is_string))
+                .filter(|_| error.member("message").is_some_and(Value::is_string))
                 .ok_or(EnvelopeError::ErrorObject)?;
             Ok(Kind::Error { id, code })
         }

@@ -6,6 +6,7 @@
 //!   `params._meta["io.modelcontextprotocol/protocolVersion"]` and clients may call
 //!   `server/discover` (MCP 2026-07-28 "Base Protocol", SEP-2575).
 
+use crate::json::Member;
 use serde_json::Value;
 
 /// Revisions negotiated with `initialize`, oldest first.
@@ -66,13 +67,13 @@ impl Era {
 /// any request whose `params._meta` names a protocol version → that version's era.
 pub fn from_host_request(method: &str, params: Option<&Value>) -> Option<(Era, Option<String>)> {
     let meta_version = params
-        .and_then(|p| p.get("_meta"))
+        .and_then(|p| p.member("_meta"))
         .and_then(|m| m.get(META_PROTOCOL_VERSION))
         .and_then(Value::as_str);
     match method {
         "initialize" => {
             let v = params
-                .and_then(|p| p.get("protocolVersion"))
+                .and_then(|p| p.member("protocolVersion"))
                 .and_then(Value::as_str);
             Some((Era::Legacy, v.map(str::to_owned)))
         }
@@ -83,7 +84,7 @@ pub fn from_host_request(method: &str, params: Option<&Value>) -> Option<(Era, O
 
 /// `true` when a result declares a 2026-07-28 `resultType`.
 pub fn result_is_stateless(result: &Value) -> bool {
-    result.get("resultType").is_some()
+    result.member("resultType").is_some()
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! kept). Sources: MCP 2025-11-25 and 2026-07-28 schemas (`schema.ts`), as modelled by
 //! the official Rust SDK.
 
+use crate::json::Member;
 use rmcp::model;
 use serde_json::Value;
 
@@ -77,7 +78,7 @@ fn has_more_nodes(v: &Value, budget: &mut usize) -> bool {
 fn without_structured_content(result: &Value) -> Option<Value> {
     let map = result.as_object()?;
     if !map
-        .get("structuredContent")
+        .member("structuredContent")
         .is_some_and(|s| has_more_nodes(s, &mut SMALL_TREE_NODES.clone()))
     {
         return None;
@@ -135,12 +136,12 @@ fn fail(what: &'static str, method: &str, detail: &str) -> StructureError {
 #[allow(deprecated)]
 pub fn check_result(method: &str, result: &Value) -> Result<(), StructureError> {
     const R: &str = "result";
-    if let Some(rt) = result.get("resultType") {
+    if let Some(rt) = result.member("resultType") {
         let rt = rt
             .as_str()
             .ok_or_else(|| fail(R, method, "resultType must be a string"))?;
         if rt == "input_required" {
-            if result.get("inputRequests").is_none() && result.get("requestState").is_none() {
+            if result.member("inputRequests").is_none() && result.member("requestState").is_none() {
                 return Err(fail(
                     R,
                     method,
@@ -155,11 +156,11 @@ pub fn check_result(method: &str, result: &Value) -> Result<(), StructureError> 
         "server/discover" => view::<model::DiscoverResult>(R, method, result),
         "tools/list" => view::<model::ListToolsResult>(R, method, result),
         "tools/call" => {
-            if result.get("task").is_some() && result.get("content").is_none() {
+            if result.member("task").is_some() && result.member("content").is_none() {
                 // Task-augmented call (2025-11-25 tasks): a CreateTaskResult.
                 return Ok(());
             }
-            if !result.get("content").is_some_and(Value::is_array) {
+            if !result.member("content").is_some_and(Value::is_array) {
                 return Err(fail(R, method, "content must be an array"));
             }
             if let Some(light) = without_structured_content(result) {
@@ -192,11 +193,11 @@ pub fn check_request_params(method: &str, params: Option<&Value>) -> Result<(), 
     match method {
         "initialize" => view::<model::InitializeRequestParams>(P, method, params_or_empty),
         "tools/call" => {
-            if !params_or_empty.get("name").is_some_and(Value::is_string) {
+            if !params_or_empty.member("name").is_some_and(Value::is_string) {
                 return Err(fail(P, method, "name must be a string"));
             }
             if params_or_empty
-                .get("arguments")
+                .member("arguments")
                 .is_some_and(|a| !a.is_object())
             {
                 return Err(fail(P, method, "arguments must be an object"));

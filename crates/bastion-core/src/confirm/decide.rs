@@ -26,6 +26,7 @@ use super::hidden::{hidden_in_arguments, scan};
 use super::intent::{Effect, intent_mismatch, name_effect};
 use super::policy::{Action, Policy};
 use crate::finding::{Code, Finding, Severity};
+use crate::json::Member;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -123,11 +124,11 @@ impl ToolCall {
     /// [`CallError`] when `name` is missing or `arguments` is not an object.
     pub fn from_params(params: &Value) -> Result<Self, CallError> {
         let name = params
-            .get("name")
+            .member("name")
             .and_then(Value::as_str)
             .ok_or(CallError::NoName)?
             .to_owned();
-        let arguments = match params.get("arguments") {
+        let arguments = match params.member("arguments") {
             None => None,
             Some(Value::Object(m)) => Some(m.clone()),
             Some(_) => return Err(CallError::ArgumentsNotObject),
@@ -147,7 +148,7 @@ struct Hints {
 impl Hints {
     fn of(tool: Option<&Value>) -> Self {
         let get = |k: &str| {
-            tool.and_then(|t| t.get("annotations"))
+            tool.and_then(|t| t.member("annotations"))
                 .and_then(|a| a.get(k))
                 .and_then(Value::as_bool)
         };

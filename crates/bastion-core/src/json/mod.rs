@@ -19,9 +19,11 @@
 //! answered: see [`Rejected::id`].
 
 mod fold;
+mod member;
 mod visitor;
 
 pub use fold::{PROTOCOL_MEMBERS, fold_key};
+pub use member::Member;
 
 use crate::finding::Code;
 use serde::de::DeserializeSeed;

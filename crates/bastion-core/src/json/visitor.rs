@@ -2,6 +2,7 @@
 //! enforcing depth, duplicate and protocol-member rules. Errors are recorded in [`Ctx`]
 //! (typed) and signalled to serde with an opaque custom error.
 
+use super::Member;
 use super::ParseError;
 use super::fold::{fold_key, protocol_member_for};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
@@ -292,7 +293,7 @@ impl ValueSeed<'_> {
             }
             Cow::Owned(folded) => {
                 if fold_dups {
-                    if map.contains_key(&folded) {
+                    if map.has_member(&folded) {
                         return Some(dup(&folded));
                     }
                     if let Some(earlier) = folded_names.as_ref().and_then(|m| m.get(&folded)) {

@@ -27,6 +27,7 @@
 //! the `uri` member. Both are neutralizations: verdict `sanitize`.
 
 use crate::finding::{Code, Finding, Severity, Verdict};
+use crate::json::Member;
 use crate::sanitize::ContentPolicy;
 use serde_json::Value;
 use walk::Walk;
@@ -205,23 +206,23 @@ fn inspect_clean(method: &str, result: &Value, opts: &ResultOptions) -> ResultOu
 /// Visits every text field of a `method` result with `walk`.
 /// Whether a result is a tool error (`isError: true`).
 fn is_error(result: &Value) -> bool {
-    result.get("isError") == Some(&Value::Bool(true))
+    result.member("isError") == Some(&Value::Bool(true))
 }
 
 fn walk_result(walk: &mut Walk<'_>, method: &str, result: &Value) {
     match method {
         "tools/call" => {
-            if let Some(items) = result.get("content").and_then(Value::as_array) {
+            if let Some(items) = result.member("content").and_then(Value::as_array) {
                 for (i, block) in items.iter().enumerate() {
                     walk.content_block(block, &format!("/content/{i}"));
                 }
             }
-            if let Some(sc) = result.get("structuredContent") {
+            if let Some(sc) = result.member("structuredContent") {
                 walk.plain(sc, "/structuredContent");
             }
         }
         "resources/read" => {
-            if let Some(items) = result.get("contents").and_then(Value::as_array) {
+            if let Some(items) = result.member("contents").and_then(Value::as_array) {
                 for (i, res) in items.iter().enumerate() {
                     let path = format!("/contents/{i}");
                     if let Some(marker) = walk.resource_contents(res, &path) {
@@ -231,13 +232,13 @@ fn walk_result(walk: &mut Walk<'_>, method: &str, result: &Value) {
             }
         }
         "prompts/get" => {
-            if let Some(d) = result.get("description") {
+            if let Some(d) = result.member("description") {
                 walk.plain(d, "/description");
             }
-            if let Some(messages) = result.get("messages").and_then(Value::as_array) {
+            if let Some(messages) = result.member("messages").and_then(Value::as_array) {
                 for (i, m) in messages.iter().enumerate() {
                     let path = format!("/messages/{i}/content");
-                    match m.get("content") {
+                    match m.member("content") {
                         Some(Value::Array(blocks)) => {
                             for (j, b) in blocks.iter().enumerate() {
                                 walk.content_block(b, &format!("{path}/{j}"));

@@ -5,6 +5,7 @@
 use super::{BINARY_REFUSED, ResultOptions, binary, links};
 use crate::detect::scan_result_text_in;
 use crate::finding::{Code, Finding, Severity, pointer_push};
+use crate::json::Member;
 use crate::sanitize::{sanitize_markup, sanitize_text};
 use base64::Engine as _;
 use serde_json::{Value, json};
@@ -223,9 +224,9 @@ impl Walk<'_> {
 
     /// A content block (`text`, `image`, `audio`, `resource_link`, `resource`).
     pub(super) fn content_block(&mut self, block: &Value, path: &str) {
-        match block.get("type").and_then(Value::as_str) {
+        match block.member("type").and_then(Value::as_str) {
             Some("text") => {
-                if let Some(t) = block.get("text").and_then(Value::as_str) {
+                if let Some(t) = block.member("text").and_then(Value::as_str) {
                     self.text(t, &pointer_push(path, "text"), None);
                 }
             }
@@ -243,7 +244,7 @@ impl Walk<'_> {
                 }
             }
             Some("resource") => {
-                if let Some(res) = block.get("resource") {
+                if let Some(res) = block.member("resource") {
                     let rpath = pointer_push(path, "resource");
                     if let Some(shown) = self.refused_uri(res, &rpath, "an embedded resource") {
                         let marker = format!("[mcp-bastion removed an embedded resource: {shown}]");
@@ -277,7 +278,7 @@ impl Walk<'_> {
             }
             _ => {}
         }
-        if let Some(ann) = block.get("annotations") {
+        if let Some(ann) = block.member("annotations") {
             self.plain(ann, &pointer_push(path, "annotations"));
         }
     }
@@ -285,11 +286,11 @@ impl Walk<'_> {
     /// `TextResourceContents` / `BlobResourceContents`. Returns the marker text when a
     /// blob was refused (the caller replaces the item).
     pub(super) fn resource_contents(&mut self, res: &Value, path: &str) -> Option<String> {
-        let mime = res.get("mimeType").and_then(Value::as_str);
-        if let Some(t) = res.get("text").and_then(Value::as_str) {
+        let mime = res.member("mimeType").and_then(Value::as_str);
+        if let Some(t) = res.member("text").and_then(Value::as_str) {
             self.text(t, &pointer_push(path, "text"), mime);
         }
-        if res.get("blob").is_some() {
+        if res.member("blob").is_some() {
             let kind = binary::Kind::Blob;
             let blob = pointer_push(path, "blob");
             if let Some(reason) = self.binary(kind, res, &blob) {
@@ -311,7 +312,7 @@ impl Walk<'_> {
         let checked = binary::inspect(
             kind,
             item.get(field),
-            item.get("mimeType"),
+            item.member("mimeType"),
             &self.opts.content,
             self.opts.max_binary_bytes,
         );
@@ -352,7 +353,7 @@ impl Walk<'_> {
         if self.only_injection {
             return None;
         }
-        let uri = item.get("uri").and_then(Value::as_str)?;
+        let uri = item.member("uri").and_then(Value::as_str)?;
         let scheme = links::refused(uri, &self.opts.content)?;
         let path = pointer_push(path, "uri");
         self.findings.push(Finding::new(
@@ -403,7 +404,7 @@ impl Walk<'_> {
         let text = self
             .clean(marker, &text_path, Some("text/plain"))
             .unwrap_or_else(|| marker.to_owned());
-        let uri = res.get("uri").cloned().unwrap_or_else(|| json!(""));
+        let uri = res.member("uri").cloned().unwrap_or_else(|| json!(""));
         self.edits.push((
             path.to_owned(),
             json!({"uri": uri, "mimeType": "text/plain", "text": text}),

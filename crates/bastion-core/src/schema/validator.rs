@@ -4,6 +4,7 @@ use super::bounds::{SchemaLimits, prewalk};
 use super::error::{Refusal, shown};
 use crate::era::Era;
 use crate::finding::{Code, Finding, Severity};
+use crate::json::Member;
 use jsonschema::{PatternOptions, Retrieve, Uri};
 use serde_json::Value;
 
@@ -67,7 +68,7 @@ impl std::fmt::Debug for OutputValidator {
 pub fn check_root(era: Era, schema: &Value) -> Result<(), Refusal> {
     match (era, schema) {
         (Era::Legacy, Value::Object(map)) => {
-            if map.get("type").and_then(Value::as_str) == Some("object") {
+            if map.member("type").and_then(Value::as_str) == Some("object") {
                 Ok(())
             } else {
                 Err(Refusal::RootNotObject)
@@ -85,13 +86,13 @@ pub fn check_root(era: Era, schema: &Value) -> Result<(), Refusal> {
 /// `CreateTaskResult` (a `task` without `content`). Any other `resultType` is validated,
 /// so an unknown value cannot switch validation off.
 pub fn is_validated_result(result: &Value) -> bool {
-    if result.get("isError") == Some(&Value::Bool(true)) {
+    if result.member("isError") == Some(&Value::Bool(true)) {
         return false;
     }
-    if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+    if result.member("resultType").and_then(Value::as_str) == Some("input_required") {
         return false;
     }
-    !(result.get("task").is_some() && result.get("content").is_none())
+    !(result.member("task").is_some() && result.member("content").is_none())
 }
 
 impl OutputValidator {
@@ -145,7 +146,7 @@ impl OutputValidator {
         if !is_validated_result(result) {
             return Vec::new();
         }
-        let Some(structured) = result.get("structuredContent") else {
+        let Some(structured) = result.member("structuredContent") else {
             return vec![mismatch(
                 "/structuredContent",
                 "structuredContent is missing from a non-error result",

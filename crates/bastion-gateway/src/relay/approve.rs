@@ -20,6 +20,7 @@ use bastion_core::envelope::{Id, codes};
 use bastion_core::era::Era;
 use bastion_core::finding::Verdict;
 use bastion_core::json;
+use bastion_core::json::Member;
 use bastion_core::pins::ServerIdentity;
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
@@ -81,7 +82,7 @@ impl Outcome {
 /// elicitation (MCP 2025-11-25 "Elicitation §Capabilities": `{}` means form only).
 pub(super) fn host_allows_form_elicitation(params: Option<&Value>) -> bool {
     match params.and_then(|p| p.pointer("/capabilities/elicitation")) {
-        Some(Value::Object(modes)) => modes.is_empty() || modes.contains_key("form"),
+        Some(Value::Object(modes)) => modes.is_empty() || modes.has_member("form"),
         _ => false,
     }
 }
@@ -116,7 +117,7 @@ impl Relay {
             // waiting for review): the approval no longer covers it.
             let name = held
                 .params
-                .get("name")
+                .member("name")
                 .and_then(Value::as_str)
                 .unwrap_or("");
             if self.refused_as_withheld(&held, name).await {
@@ -303,7 +304,7 @@ impl Relay {
                         .ask_host("elicitation/create", request.elicitation_params(), timeout)
                         .await
                     {
-                        Some(response) => match response.get("result") {
+                        Some(response) => match response.member("result") {
                             Some(result) => outcome_of(
                                 "elicitation",
                                 bastion_core::confirm::parse_answer(result),
@@ -388,7 +389,7 @@ impl Relay {
         if outcome.approved {
             let outgoing = json::parse_frame(&held.frame, self.limits.max_depth)
                 .ok()
-                .and_then(|m| m.get("params").cloned());
+                .and_then(|m| m.member("params").cloned());
             let same = outgoing
                 .as_ref()
                 .and_then(|p| request.verify(p).ok())

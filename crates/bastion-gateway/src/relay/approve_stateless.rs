@@ -11,6 +11,7 @@ use bastion_core::confirm::{Answer, Binding, Channel, ConfirmationRequest, DenyR
 use bastion_core::era::Era;
 use bastion_core::finding::Verdict;
 use bastion_core::json;
+use bastion_core::json::Member;
 use serde_json::{Value, json};
 use std::sync::atomic::Ordering;
 
@@ -23,7 +24,7 @@ const MAX_STATELESS_PENDING: usize = 1024;
 /// (MCP 2026-07-28: capabilities are per request, `io.modelcontextprotocol/clientCapabilities`).
 fn request_allows_form_elicitation(params: &Value) -> bool {
     match params.pointer("/_meta/io.modelcontextprotocol~1clientCapabilities/elicitation") {
-        Some(Value::Object(modes)) => modes.is_empty() || modes.contains_key("form"),
+        Some(Value::Object(modes)) => modes.is_empty() || modes.has_member("form"),
         _ => false,
     }
 }
@@ -41,8 +42,8 @@ impl Relay {
             .contains(&Channel::Elicitation)
             && self.state().era == Some(Era::Stateless)
             && request_allows_form_elicitation(params)
-            && params.get("requestState").is_none()
-            && params.get("inputResponses").is_none()
+            && params.member("requestState").is_none()
+            && params.member("inputResponses").is_none()
     }
 
     /// Answers the host with an `input_required` result carrying Bastion's approval
@@ -116,7 +117,7 @@ impl Relay {
     /// server's own state passes through). `Some(Err(why))`: Bastion's token but
     /// expired, replayed or bound to other params: the call is denied.
     pub(super) fn take_retry(&self, held: &mut HeldCall) -> Option<Result<Answer, &'static str>> {
-        let token = held.params.get("requestState")?.as_str()?.to_owned();
+        let token = held.params.member("requestState")?.as_str()?.to_owned();
         let mut original = held.params.clone();
         let responses = original.as_object_mut().map(|o| {
             o.remove("requestState");
@@ -126,9 +127,9 @@ impl Relay {
             let tool = relay
                 .state()
                 .tools
-                .get(original.get("name")?.as_str()?)
+                .get(original.member("name")?.as_str()?)
                 .cloned();
-            let name = original.get("name")?.as_str()?;
+            let name = original.member("name")?.as_str()?;
             let binding = Binding {
                 server: identity_of(relay),
                 tool_pin: tool.as_ref().and_then(|t| relay.tool_pin(name, t)),
@@ -181,7 +182,7 @@ impl Relay {
         base.remove("requestState");
         base.remove("inputResponses");
         let base = Value::Object(base);
-        let name = base.get("name").and_then(Value::as_str)?;
+        let name = base.member("name").and_then(Value::as_str)?;
         let tool = self.state().tools.get(name).cloned();
         let binding = Binding {
             server: identity_of(self),
@@ -256,7 +257,7 @@ impl Relay {
         // approved call run afresh.
         if !held
             .params
-            .get("inputResponses")
+            .member("inputResponses")
             .is_some_and(Value::is_object)
         {
             return false;
@@ -357,7 +358,7 @@ const ROUND_PREFIX: &str = "mcp-bastion-round:";
 /// and the server's own state (`None` when it issued none); `None` when the state is not
 /// one (no `mcp-bastion-round:` prefix). Not verified.
 fn round_parts(params: &Value) -> Option<(String, Option<String>)> {
-    let (token, state) = split_round(params.get("requestState")?.as_str()?)?;
+    let (token, state) = split_round(params.member("requestState")?.as_str()?)?;
     Some((token.to_owned(), state.map(str::to_owned)))
 }
 

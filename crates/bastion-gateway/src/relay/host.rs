@@ -9,6 +9,7 @@ use crate::pending::RequestExtra;
 use bastion_core::envelope::{self, Id, Kind, codes};
 use bastion_core::era;
 use bastion_core::finding::{Code, Verdict};
+use bastion_core::json::Member;
 use bastion_core::json::{self, Recovered};
 use bastion_core::methods;
 use serde_json::{Map, Value, json};
@@ -52,8 +53,8 @@ impl Relay {
                 let r = Refused {
                     code: Code::InvalidEnvelope,
                     detail: e.to_string(),
-                    id: map.get("id"),
-                    method_seen: map.contains_key("method"),
+                    id: map.member("id"),
+                    method_seen: map.has_member("method"),
                     parse: false,
                     path: String::new(),
                 };
@@ -171,7 +172,7 @@ impl Relay {
         id: Id,
         method: String,
     ) {
-        let raw_id = map.get("id").cloned().unwrap_or(Value::Null);
+        let raw_id = map.member("id").cloned().unwrap_or(Value::Null);
         // Until the request is forwarded or refused, a panic below answers the host.
         let mut owe = Owe::new(Debt::HostRequest {
             id: id.clone(),
@@ -181,7 +182,7 @@ impl Relay {
         });
         #[cfg(feature = "failpoints")]
         fail::fail_point!("relay::host_request");
-        let params = map.get("params");
+        let params = map.member("params");
         let target = target_of(&method, params);
         let shown = audit_target(&method, target.as_deref());
         let bytes = frame.len();
@@ -224,7 +225,7 @@ impl Relay {
             return;
         }
         if let Some(Err(detail)) = params
-            .filter(|p| p.get("inputResponses").is_some())
+            .filter(|p| p.member("inputResponses").is_some())
             .map(|p| self.check_input_responses(p))
         {
             self.audit
@@ -351,7 +352,7 @@ impl Relay {
             // on), then decides against what that listing kept.
             let unlisted = held
                 .params
-                .get("name")
+                .member("name")
                 .and_then(Value::as_str)
                 .and_then(|name| self.needs_own_listing(name));
             if let Some(seen) = unlisted {
@@ -365,7 +366,7 @@ impl Relay {
                 };
                 owe.paid();
                 self.spawn_contained(bytes, debt, move |relay| async move {
-                    let meta = held.params.get("_meta").cloned();
+                    let meta = held.params.member("_meta").cloned();
                     let complete = relay.list_tools_on_own_behalf(seen, meta.as_ref()).await;
                     if complete && relay.refuse_unlisted(&held).await {
                         return;
@@ -378,7 +379,7 @@ impl Relay {
             return;
         }
         let extra = RequestExtra {
-            continuation: params.and_then(|p| p.get("cursor")).is_some(),
+            continuation: params.and_then(|p| p.member("cursor")).is_some(),
             requirement,
             frame: None,
             own: false,
@@ -480,7 +481,7 @@ impl Relay {
         let bytes = frame.len();
         let ev = |v| Ev::new(H2S, "notification", v, bytes).method(method);
         let problem = if method.starts_with("notifications/") {
-            methods::check_request_params(method, map.get("params"))
+            methods::check_request_params(method, map.member("params"))
                 .err()
                 .map(|e| (Code::MalformedMessage, e.to_string()))
         } else {
@@ -503,8 +504,8 @@ impl Relay {
         // cancellation stays here and the call is dropped once the approval ends.
         if method == "notifications/cancelled"
             && let Some(held) = map
-                .get("params")
-                .and_then(|p| p.get("requestId"))
+                .member("params")
+                .and_then(|p| p.member("requestId"))
                 .and_then(Id::from_value)
         {
             let was_held = {
@@ -554,8 +555,8 @@ impl Relay {
 
     /// The host answers a server request.
     async fn host_answer(&self, frame: Vec<u8>, map: &Map<String, Value>, id: &Id) {
-        let raw_id = map.get("id").cloned().unwrap_or(Value::Null);
-        let kind = if map.contains_key("result") {
+        let raw_id = map.member("id").cloned().unwrap_or(Value::Null);
+        let kind = if map.has_member("result") {
             "result"
         } else {
             "error"
@@ -583,7 +584,7 @@ impl Relay {
         });
         #[cfg(feature = "failpoints")]
         fail::fail_point!("relay::host_answer");
-        if let Some(result) = map.get("result")
+        if let Some(result) = map.member("result")
             && let Err(e) = methods::check_result(&method, result)
         {
             self.audit

@@ -22,6 +22,7 @@ mod server;
 mod timers;
 
 pub(crate) use approve::OWN_ID_PREFIX;
+use bastion_core::json::Member;
 pub(crate) use boundary::{
     HOST_TO_SERVER, INSPECTION_FAILED, REASON as INSPECTION_FAILED_REASON, SERVER_TO_HOST,
 };
@@ -300,7 +301,7 @@ fn target_of(method: &str, params: Option<&Value>) -> Option<String> {
         _ => return None,
     };
     params
-        .and_then(|p| p.get(field))
+        .and_then(|p| p.member(field))
         .and_then(Value::as_str)
         .map(str::to_owned)
 }

@@ -8,6 +8,7 @@ use super::{Ev, INLINE_AUDIT_BYTES, Relay, S2H, serialize};
 use crate::pending::HostRequest;
 use bastion_core::envelope::{Id, Kind, codes};
 use bastion_core::finding::{Code, Finding, Severity, Verdict};
+use bastion_core::json::Member;
 use bastion_core::json::{self, Recovered};
 use bastion_core::lists;
 use bastion_core::result::{injection_findings, inspect_result};
@@ -41,8 +42,8 @@ impl Relay {
             Ok(k) => k,
             Err(e) => {
                 let rec = Recovered {
-                    id: map.get("id").cloned(),
-                    method_seen: map.contains_key("method"),
+                    id: map.member("id").cloned(),
+                    method_seen: map.has_member("method"),
                 };
                 self.server_rejected(Code::InvalidEnvelope, &e.to_string(), &rec, frame.len())
                     .await;
@@ -128,7 +129,7 @@ impl Relay {
     }
 
     async fn server_result(&self, frame: Vec<u8>, mut map: Map<String, Value>, id: &Id) {
-        let raw_id = map.get("id").cloned().unwrap_or(Value::Null);
+        let raw_id = map.member("id").cloned().unwrap_or(Value::Null);
         let Some(req) = self.state().pending.take_host(id) else {
             let ev = Ev::new(S2H, "result", Verdict::Block, frame.len()).id(&raw_id);
             self.audit
@@ -174,8 +175,8 @@ impl Relay {
         // 2026-07-28: the server asks the host for input inside the result.
         let mut result = result;
         let mut input_rewritten = false;
-        if result.get("resultType").and_then(Value::as_str) == Some("input_required")
-            && result.get("inputRequests").is_some()
+        if result.member("resultType").and_then(Value::as_str) == Some("input_required")
+            && result.member("inputRequests").is_some()
         {
             let request_params = params_of(req.frame.as_deref());
             match self.review_input_required(&result, request_params.as_ref()) {
@@ -281,10 +282,10 @@ impl Relay {
         // passed every check): the host gets a requestState only it can use for it (see
         // `server_asked_round`).
         if req.method == "tools/call"
-            && final_result.get("resultType").and_then(Value::as_str) == Some("input_required")
+            && final_result.member("resultType").and_then(Value::as_str) == Some("input_required")
             && let Some(state) = self.server_asked_round(
                 params_of(req.frame.as_deref()).as_ref(),
-                final_result.get("requestState"),
+                final_result.member("requestState"),
             )
             && let Some(obj) = final_result.as_object_mut()
         {
@@ -396,7 +397,7 @@ impl Relay {
             "initialize" | "server/discover" => {
                 let mut o = lists::inspect_instructions(result);
                 let detected = o.rewritten.is_some();
-                let had_instructions = result.get("instructions").is_some();
+                let had_instructions = result.member("instructions").is_some();
                 if let Some(pinned) = self
                     .pin_instructions(req, o.rewritten.as_ref().unwrap_or(result))
                     .await
@@ -411,7 +412,7 @@ impl Relay {
                 let withheld = o
                     .rewritten
                     .as_ref()
-                    .is_some_and(|r| had_instructions && r.get("instructions").is_none());
+                    .is_some_and(|r| had_instructions && r.member("instructions").is_none());
                 if detected || withheld {
                     eprintln!(
                         "mcp-bastion[{}]: withheld the server's instructions (they failed security checks)",
@@ -440,7 +441,7 @@ impl Relay {
     }
 
     async fn server_error(&self, frame: Vec<u8>, mut map: Map<String, Value>, id: Option<&Id>) {
-        let raw_id = map.get("id").cloned().unwrap_or(Value::Null);
+        let raw_id = map.member("id").cloned().unwrap_or(Value::Null);
         let req = id
             .and_then(|i| self.state().pending.take_host(i))
             .map(HeldAnswer::new);
@@ -463,12 +464,12 @@ impl Relay {
                 self.finish_retry(d);
             }
             if map
-                .get("error")
-                .and_then(|e| e.get("code"))
+                .member("error")
+                .and_then(|e| e.member("code"))
                 .and_then(Value::as_i64)
                 == Some(bastion_core::elicit::required::URL_ELICITATION_REQUIRED)
             {
-                let error = map.get("error").cloned().unwrap_or(Value::Null);
+                let error = map.member("error").cloned().unwrap_or(Value::Null);
                 let shown = self
                     .review_required(&error, &r.method, params_of(r.frame.as_deref()).as_ref())
                     .await;
@@ -508,7 +509,7 @@ impl Relay {
         id: Id,
         method: &str,
     ) {
-        let raw_id = map.get("id").cloned().unwrap_or(Value::Null);
+        let raw_id = map.member("id").cloned().unwrap_or(Value::Null);
         let ev = |v| {
             Ev::new(S2H, "request", v, frame.len())
                 .method(method)
@@ -524,7 +525,7 @@ impl Relay {
         #[cfg(feature = "failpoints")]
         fail::fail_point!("relay::server_request");
         let own_prefix = matches!(&id, Id::Str(s) if s.starts_with(super::OWN_ID_PREFIX));
-        let problem = match methods::check_request_params(method, map.get("params")) {
+        let problem = match methods::check_request_params(method, map.member("params")) {
             Ok(()) if own_prefix => Some((
                 codes::INVALID_REQUEST,
                 format!(
@@ -570,7 +571,7 @@ impl Relay {
         owe.registered();
         let mut rewritten = false;
         if method == "elicitation/create" {
-            let params = map.get("params").cloned().unwrap_or(Value::Null);
+            let params = map.member("params").cloned().unwrap_or(Value::Null);
             let Some(shown) = self
                 .review_server_elicitation(&id, &raw_id, &params, frame.len())
                 .await
@@ -630,7 +631,9 @@ impl Relay {
             return;
         }
         if method == "notifications/elicitation/complete"
-            && !self.check_completion(map.get("params"), frame.len()).await
+            && !self
+                .check_completion(map.member("params"), frame.len())
+                .await
         {
             return;
         }
