@@ -68,7 +68,7 @@ impl Era {
 pub fn from_host_request(method: &str, params: Option<&Value>) -> Option<(Era, Option<String>)> {
     let meta_version = params
         .and_then(|p| p.member("_meta"))
-        .and_then(|m| m.get(META_PROTOCOL_VERSION))
+        .and_then(|m| m.member(META_PROTOCOL_VERSION))
         .and_then(Value::as_str);
     match method {
         "initialize" => {

@@ -123,23 +123,21 @@ impl Store {
                     "INSERT INTO audit_events (time_ms, server, direction, message_kind, method, tool, request_id, \
                      verdict, reason, codes, bytes, removed_chars, digest, instance, count) ",
                 );
-                // Text is bound as `&str` borrowed from the batch: bound as `&String` it
-                // was copied into the arguments first (nine copies per row).
                 q.push_values(chunk, |mut row, e| {
                     row.push_bind(e.time_ms)
-                        .push_bind(e.server.as_str())
-                        .push_bind(e.direction.as_str())
-                        .push_bind(e.message_kind.as_deref())
-                        .push_bind(e.method.as_deref())
-                        .push_bind(e.tool.as_deref())
-                        .push_bind(e.request_id.as_deref())
-                        .push_bind(e.verdict.as_str())
-                        .push_bind(e.reason.as_deref())
+                        .push_bind(&e.server)
+                        .push_bind(&e.direction)
+                        .push_bind(&e.message_kind)
+                        .push_bind(&e.method)
+                        .push_bind(&e.tool)
+                        .push_bind(&e.request_id)
+                        .push_bind(&e.verdict)
+                        .push_bind(&e.reason)
                         .push_bind((!e.codes.is_empty()).then(|| e.codes.join(",")))
                         .push_bind(e.bytes)
                         .push_bind(e.removed_chars)
-                        .push_bind(e.digest.as_deref())
-                        .push_bind(e.instance.as_deref())
+                        .push_bind(&e.digest)
+                        .push_bind(&e.instance)
                         .push_bind(e.count.max(1));
                 });
                 q.build().execute(&mut *tx).await?;

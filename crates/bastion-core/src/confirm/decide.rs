@@ -149,7 +149,7 @@ impl Hints {
     fn of(tool: Option<&Value>) -> Self {
         let get = |k: &str| {
             tool.and_then(|t| t.member("annotations"))
-                .and_then(|a| a.get(k))
+                .and_then(|a| a.member(k))
                 .and_then(Value::as_bool)
         };
         Self {

@@ -1,11 +1,13 @@
 //! Member lookup by name that compares names in small objects instead of hashing them.
 //!
 //! `serde_json::Map` (with `preserve_order`, as this workspace builds it) is an
-//! `IndexMap` with the standard library's SipHash-1-3: every `get` hashes the name, about
-//! 300 instructions for a short one, and MCP messages are read member by member. Most of
-//! their objects (the JSON-RPC envelope, `params`, `result`, content blocks) have a
-//! handful of members, where comparing the names one by one costs a tenth of that. Larger
-//! objects are looked up by hash as before.
+//! `IndexMap` with the standard library's SipHash-1-3: every `get` hashes the name (in
+//! callgrind, about 400 instructions with the lookup for a short name), and MCP messages
+//! are read member by member. Most of their objects (the JSON-RPC envelope, `params`,
+//! `result`, content blocks) have a handful of members, where comparing the names one by
+//! one (lengths first) costs a few dozen. Larger objects are looked up by hash as before.
+//! Using it on the relay's paths cut the gateway thread's instructions per pipelined
+//! `tools/call` and answer from 89.7k to 80.2k.
 
 use serde_json::{Map, Value};
 
@@ -77,6 +79,29 @@ mod tests {
         }
         for not_object in [json!(null), json!([{"a": 1}]), json!("a"), json!(1)] {
             assert_eq!(not_object.member("a"), None);
+            assert!(!not_object.has_member("a"));
+        }
+        // Long and non-ASCII names, and names equal only after case folding or NFKC.
+        let long = "n".repeat(100_000);
+        let map: Map<String, Value> = [
+            (long.clone(), json!(1)),
+            ("Name".to_owned(), json!(2)),
+            ("ﬁle".to_owned(), json!(3)),
+            ("名前".to_owned(), json!(4)),
+        ]
+        .into_iter()
+        .collect();
+        for probe in [
+            &long[..],
+            &long[1..],
+            "Name",
+            "name",
+            "ﬁle",
+            "file",
+            "名前",
+            "名",
+        ] {
+            assert_eq!(map.member(probe), map.get(probe), "{probe:.20}");
         }
     }
 }

@@ -217,9 +217,6 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
     }
 }
 
-/// Objects with at most this many members are searched for a duplicate name linearly.
-const SMALL_OBJECT: usize = 8;
-
 impl ValueSeed<'_> {
     /// The member-name rule `key` breaks in an object that already holds `map`, if any.
     fn key_error(
@@ -234,12 +231,7 @@ impl ValueSeed<'_> {
             earlier: earlier.to_owned(),
         };
         // Small objects (most MCP objects) are searched in place: cheaper than hashing.
-        let seen = if map.len() <= SMALL_OBJECT {
-            map.keys().any(|k| k == key)
-        } else {
-            map.contains_key(key)
-        };
-        if seen {
+        if map.has_member(key) {
             return Some(dup(key));
         }
         if self.level == Level::Plain {

@@ -311,7 +311,7 @@ impl Walk<'_> {
         };
         let checked = binary::inspect(
             kind,
-            item.get(field),
+            item.member(field),
             item.member("mimeType"),
             &self.opts.content,
             self.opts.max_binary_bytes,
