@@ -82,7 +82,7 @@ impl Cols for PgRow {
 
 /// The store's migrations: `(version, description, SQLite SQL, PostgreSQL SQL)`. The same
 /// version means the same schema change on both backends.
-const MIGRATIONS: [(i64, &str, &str, &str); 8] = [
+const MIGRATIONS: [(i64, &str, &str, &str); 9] = [
     (
         1,
         "audit",
@@ -130,6 +130,12 @@ const MIGRATIONS: [(i64, &str, &str, &str); 8] = [
         "audit count",
         include_str!("../migrations/sqlite/0008_audit_count.sql"),
         include_str!("../migrations/postgres/0008_audit_count.sql"),
+    ),
+    (
+        9,
+        "audit indexes",
+        include_str!("../migrations/sqlite/0009_audit_indexes.sql"),
+        include_str!("../migrations/postgres/0009_audit_indexes.sql"),
     ),
 ];
 

@@ -154,6 +154,51 @@ async fn sqlite_files_are_owner_only_and_survive_reopen() {
     assert!(!store.is_postgres());
 }
 
+/// `audit_events` carries no secondary index (migration 9): the audit query is planned
+/// as a scan by id whatever its filters, so an index only made every row the gateway
+/// writes more expensive. A new index belongs with a query that uses it.
+#[tokio::test]
+async fn audit_rows_update_no_index_the_audit_query_does_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("bastion.db").display());
+    let store = Store::open(&url).await.unwrap();
+    store.record_audit(&event("a", 1, "allow")).await.unwrap();
+    store.close().await;
+    let pool = sqlx::SqlitePool::connect(&url).await.unwrap();
+    let indexes: Vec<String> = sqlx::query_scalar(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'audit_events' \
+         AND sql IS NOT NULL",
+    )
+    .fetch_all(&pool)
+    .await
+    .unwrap();
+    assert!(indexes.is_empty(), "{indexes:?}");
+    // Each filter of the audit query, alone and together: a scan by id, no index.
+    let query = "EXPLAIN QUERY PLAN SELECT id FROM audit_events \
+                 WHERE ($1 IS NULL OR server = $1) AND ($2 IS NULL OR time_ms >= $2) \
+                 AND ($4 IS NULL OR instance = $4) ORDER BY id DESC LIMIT $3";
+    for (server, since, instance) in [
+        (None, None, None),
+        (Some("a"), None, None),
+        (None, Some(1_i64), None),
+        (Some("a"), Some(1), Some("host-1")),
+    ] {
+        let plan: Vec<(i64, i64, i64, String)> = sqlx::query_as(query)
+            .bind(server)
+            .bind(since)
+            .bind(100_i64)
+            .bind(instance)
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+        assert!(
+            plan.iter().all(|row| !row.3.contains("INDEX")),
+            "{server:?} {since:?} {instance:?}: {plan:?}"
+        );
+    }
+    pool.close().await;
+}
+
 async fn audit_events_carry_their_instance(url: &str) {
     let store = Store::open(url).await.unwrap();
     let mut one = event("a", 1, "allow");
