@@ -155,8 +155,9 @@ async fn sqlite_files_are_owner_only_and_survive_reopen() {
 }
 
 /// `audit_events` carries no secondary index (migration 9): the audit query is planned
-/// as a scan by id whatever its filters, so an index only made every row the gateway
-/// writes more expensive. A new index belongs with a query that uses it.
+/// as a scan by id whatever its filters (unit test `the_audit_query_reads_no_index_with_any_filter`),
+/// so an index only made every row the gateway writes more expensive. A new index
+/// belongs with a query that uses it.
 #[tokio::test]
 async fn audit_rows_update_no_index_the_audit_query_does_not_read() {
     let dir = tempfile::tempdir().unwrap();
@@ -173,29 +174,6 @@ async fn audit_rows_update_no_index_the_audit_query_does_not_read() {
     .await
     .unwrap();
     assert!(indexes.is_empty(), "{indexes:?}");
-    // Each filter of the audit query, alone and together: a scan by id, no index.
-    let query = "EXPLAIN QUERY PLAN SELECT id FROM audit_events \
-                 WHERE ($1 IS NULL OR server = $1) AND ($2 IS NULL OR time_ms >= $2) \
-                 AND ($4 IS NULL OR instance = $4) ORDER BY id DESC LIMIT $3";
-    for (server, since, instance) in [
-        (None, None, None),
-        (Some("a"), None, None),
-        (None, Some(1_i64), None),
-        (Some("a"), Some(1), Some("host-1")),
-    ] {
-        let plan: Vec<(i64, i64, i64, String)> = sqlx::query_as(query)
-            .bind(server)
-            .bind(since)
-            .bind(100_i64)
-            .bind(instance)
-            .fetch_all(&pool)
-            .await
-            .unwrap();
-        assert!(
-            plan.iter().all(|row| !row.3.contains("INDEX")),
-            "{server:?} {since:?} {instance:?}: {plan:?}"
-        );
-    }
     pool.close().await;
 }
 
