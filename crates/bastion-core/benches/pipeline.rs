@@ -3,7 +3,9 @@
 //! 1 KiB, 64 KiB and 1 MiB of text, clean and with terminal escapes; markdown
 //! sanitizing of a 64 KiB document, and the share of it that is the second reading as
 //! cmark-gfm reads it; the instruction scan of 64 KiB of result text, and of 256 KiB
-//! hostile sentences (dense with anchors; Chinese and Japanese without sentence ends).
+//! hostile sentences (dense with anchors; Chinese and Japanese without sentence ends);
+//! and the end-to-end harness's small `tools/call` request and answer, parsed and through
+//! their parts of the pipeline (`small_exchange`).
 //!
 //! Run: `cargo bench -p bastion-core --bench pipeline`.
 
@@ -81,6 +83,43 @@ fn bench(c: &mut Criterion) {
             b.iter(|| pipeline(f, &opts));
         });
     }
+    group.finish();
+}
+
+/// The small `tools/call` exchange of the end-to-end harness (`../shared/bench`: the
+/// driver's request, the echo server's answer with 100 bytes of text), each frame
+/// parsed strictly; and each through its part of the pipeline (request: parse, envelope,
+/// typed view of the params; answer: parse, envelope, typed view, result inspection).
+/// The pipelined phase of the harness is bounded by what one exchange costs.
+fn bench_small_exchange(c: &mut Criterion) {
+    let request = br#"{"jsonrpc":"2.0","id":123,"method":"tools/call","params":{"name":"echo","arguments":{"n":100,"text":"hello"}}}"#;
+    let answer = format!(
+        r#"{{"jsonrpc":"2.0","id":123,"result":{{"content":[{{"type":"text","text":"{}"}}],"structuredContent":{{"length":100,"echoed":"hello"}},"isError":false}}}}"#,
+        "x".repeat(100)
+    );
+    let opts = ResultOptions::default();
+    let mut group = c.benchmark_group("small_exchange");
+    group.bench_function("parse_request", |b| {
+        b.iter(|| json::parse_frame(black_box(request), 64).unwrap().len());
+    });
+    group.bench_function("parse_answer", |b| {
+        b.iter(|| {
+            json::parse_frame(black_box(answer.as_bytes()), 64)
+                .unwrap()
+                .len()
+        });
+    });
+    group.bench_function("request_pipeline", |b| {
+        b.iter(|| {
+            let map = json::parse_frame(black_box(request), 64).unwrap();
+            let kind = envelope::classify(&map).unwrap();
+            methods::check_request_params("tools/call", map.get("params")).unwrap();
+            black_box(kind);
+        });
+    });
+    group.bench_function("answer_pipeline", |b| {
+        b.iter(|| pipeline(black_box(answer.as_bytes()), &opts));
+    });
     group.finish();
 }
 
@@ -307,6 +346,7 @@ criterion_group!(
     bench_lists,
     bench_schema,
     bench_markdown,
-    bench_injection_scan
+    bench_injection_scan,
+    bench_small_exchange
 );
 criterion_main!(benches);

@@ -450,15 +450,22 @@ impl Report {
 pub fn pointer_push(base: &str, token: &str) -> String {
     let mut out = String::with_capacity(base.len() + token.len() + 1);
     out.push_str(base);
-    out.push('/');
+    pointer_push_onto(&mut out, token);
+    out
+}
+
+/// [`pointer_push`] in place: appends `/` and `token` (escaped as RFC 6901 §3 requires:
+/// `~` as `~0`, `/` as `~1`) to `pointer`, so a walk can reuse one buffer and cut it back
+/// to its earlier length after each member.
+pub fn pointer_push_onto(pointer: &mut String, token: &str) {
+    pointer.push('/');
     for ch in token.chars() {
         match ch {
-            '~' => out.push_str("~0"),
-            '/' => out.push_str("~1"),
-            c => out.push(c),
+            '~' => pointer.push_str("~0"),
+            '/' => pointer.push_str("~1"),
+            c => pointer.push(c),
         }
     }
-    out
 }
 
 #[cfg(test)]

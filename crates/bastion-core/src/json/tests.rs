@@ -1,5 +1,6 @@
 use super::*;
 use serde_json::json;
+use std::fmt::Write as _;
 
 fn err(text: &str) -> Rejected {
     parse_frame(text.as_bytes(), 64).expect_err(text)
@@ -40,6 +41,51 @@ fn case_variant_duplicate() {
     assert_eq!(r.error.code(), Code::DuplicateKey);
     let r = err(r#"{"jsonrpc":"2.0","id":1,"Id":2,"method":"x"}"#);
     assert_eq!(r.error.code(), Code::DuplicateKey);
+}
+
+#[test]
+fn case_variant_duplicate_in_small_and_large_protocol_objects() {
+    // `params` with `before` distinct names, then `name` and a case variant of it: the
+    // duplicate is found whether the object is still scanned name by name (fewer than 8
+    // members) or indexed, and whichever spelling comes first.
+    for before in [0, 1, 6, 7, 8, 9, 30] {
+        for (first, second) in [("name", "Name"), ("Name", "name"), ("nAme", "NAME")] {
+            let mut params = String::new();
+            for i in 0..before {
+                let _ = write!(params, "\"m{i}\":{i},");
+            }
+            let _ = write!(params, "\"{first}\":1,");
+            for i in 0..before {
+                let _ = write!(params, "\"k{i}\":{i},");
+            }
+            let _ = write!(params, "\"{second}\":2");
+            let text = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"x","params":{{{params}}}}}"#);
+            let r = err(&text);
+            assert_eq!(r.error.code(), Code::DuplicateKey, "{text}");
+            assert_eq!(r.error.path(), "/params", "{text}");
+            let shown = r.error.to_string();
+            assert!(shown.contains(&format!("\"{first}\"")), "{shown}");
+            // Distinct names of the same length pass.
+            let fine = text.replace(&format!("\"{second}\""), "\"xyzw\"");
+            assert!(parse_frame(fine.as_bytes(), 64).is_ok(), "{fine}");
+        }
+    }
+}
+
+#[test]
+fn fold_duplicates_between_ascii_and_non_ascii_names() {
+    // A non-ASCII name that folds onto an earlier ASCII one (fullwidth `ｆｏｏ` onto
+    // `Foo`) and an ASCII name after a non-ASCII one folding onto it, in `result`.
+    for members in [
+        "\"Foo\":1,\"\u{ff46}\u{ff4f}\u{ff4f}\":2",
+        "\"\u{ff46}\u{ff4f}\u{ff4f}\":1,\"FOO\":2",
+        "\"a\":0,\"\u{ff46}\u{ff4f}\u{ff4f}\":1,\"b\":0,\"foo\":2",
+    ] {
+        let text = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{{members}}}}}"#);
+        let r = err(&text);
+        assert_eq!(r.error.code(), Code::DuplicateKey, "{text}");
+        assert_eq!(r.error.path(), "/result", "{text}");
+    }
 }
 
 #[test]

@@ -35,6 +35,11 @@ impl Ctx {
     }
 }
 
+/// `params`, `result` and `error` objects with fewer members than this are checked for
+/// case-fold duplicates of ASCII names by comparing with each earlier name; larger ones,
+/// and any with a non-ASCII name, through an index of folded names.
+const SCAN_MEMBERS: usize = 8;
+
 /// Where in a JSON-RPC message an object sits; decides which member-name rules apply.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Level {
@@ -183,7 +188,8 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
         self.check_depth()?;
         let mut map = Map::new();
-        // Folded forms of names whose fold differs from the name, mapped to that name.
+        // Folded forms of names whose fold differs from the name, mapped to that name;
+        // `None` until the object needs it (see `key_error`).
         let mut folded_names: Option<HashMap<String, String>> = None;
         while let Some(key) = access.next_key_seed(KeySeed)? {
             if self.level == Level::Envelope && key == "method" {
@@ -255,7 +261,32 @@ impl ValueSeed<'_> {
                 name: key.to_owned(),
             });
         }
+        if self.level == Level::Protocol
+            && key.is_ascii()
+            && folded_names.is_none()
+            && map.len() < SCAN_MEMBERS
+        {
+            // Small `params`/`result`/`error` objects whose names so far are all ASCII
+            // (any other name builds the index below): an ASCII name folds to its ASCII
+            // lowercase, so a case-fold duplicate is an earlier name equal ignoring ASCII
+            // case. No fold is built and nothing is indexed.
+            return map
+                .keys()
+                .find(|earlier| earlier.eq_ignore_ascii_case(key))
+                .map(|earlier| dup(earlier));
+        }
         let envelope = self.level == Level::Envelope;
+        if matches!(self.level, Level::Envelope | Level::Protocol) && folded_names.is_none() {
+            // The names checked by the scan above are not indexed yet: index those whose
+            // fold differs from the name, as the code below does for every later one.
+            let mut index = HashMap::new();
+            for earlier in map.keys() {
+                if let Cow::Owned(folded) = fold_key(earlier) {
+                    index.insert(folded, earlier.clone());
+                }
+            }
+            *folded_names = Some(index);
+        }
         // Case-fold duplicates (`name`/`Name`) are refused in the envelope and in
         // `params`/`result`/`error`, where a case-insensitive decoder would pick one of
         // them; deeper, data may legitimately hold `Maße` and `Masse` or `id` and `ID`.
@@ -303,10 +334,8 @@ impl ValueSeed<'_> {
                 if envelope && !key.is_ascii() {
                     return Some(confusable(&folded));
                 }
-                if fold_dups {
-                    folded_names
-                        .get_or_insert_with(HashMap::new)
-                        .insert(folded, key.to_owned());
+                if fold_dups && let Some(index) = folded_names.as_mut() {
+                    index.insert(folded, key.to_owned());
                 }
             }
         }

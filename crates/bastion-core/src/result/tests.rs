@@ -851,3 +851,47 @@ fn the_truncation_marker_cannot_be_turned_into_a_link() {
         }
     }
 }
+
+#[test]
+fn structured_content_strings_are_cleaned_at_every_depth_with_their_pointers() {
+    // Hidden characters in strings at several depths of `structuredContent`, under keys
+    // that need RFC 6901 escaping, next to clean siblings that must stay as they are.
+    let result = json!({
+        "content": [],
+        "structuredContent": {
+            "a/b": ["ok", "x\u{200b}y", {"c~d": "p\u{1b}[31mq", "fine": "z"}],
+            "plain": "clean",
+            "deep": [[["\u{202e}r"]]],
+            "n": 3
+        }
+    });
+    let out = inspect_result("tools/call", &result, &ResultOptions::default());
+    let rewritten = out.rewritten.expect("rewritten");
+    let sc = &rewritten["structuredContent"];
+    assert_eq!(sc["a/b"][0], json!("ok"));
+    assert_eq!(sc["a/b"][1], json!("xy"));
+    assert_eq!(sc["a/b"][2]["c~d"], json!("pq"));
+    assert_eq!(sc["a/b"][2]["fine"], json!("z"));
+    assert_eq!(sc["plain"], json!("clean"));
+    assert_eq!(sc["deep"][0][0][0], json!("r"));
+    assert_eq!(sc["n"], json!(3));
+    let mut paths: Vec<&str> = out.findings.iter().map(|f| f.path.as_str()).collect();
+    paths.sort_unstable();
+    paths.dedup();
+    assert_eq!(
+        paths,
+        [
+            "/structuredContent/a~1b/1",
+            "/structuredContent/a~1b/2/c~0d",
+            "/structuredContent/deep/0/0/0",
+        ]
+    );
+    // A string as the whole `structuredContent` keeps its own pointer.
+    let out = inspect_result(
+        "tools/call",
+        &json!({"content": [], "structuredContent": "a\u{200b}"}),
+        &ResultOptions::default(),
+    );
+    assert_eq!(out.rewritten.unwrap()["structuredContent"], json!("a"));
+    assert!(out.findings.iter().all(|f| f.path == "/structuredContent"));
+}

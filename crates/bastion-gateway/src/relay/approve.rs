@@ -169,6 +169,16 @@ impl Relay {
         let mut decision = decide_with(&setup.policy, &self.name, trusted, &facts, &call, recent);
         // Release the snapshot: recording this call must not copy the history.
         drop(history);
+        if decision.action == Action::Allow && tool.is_some() && retry.is_none() {
+            // The policy lets a listed tool run: no binding, no view, no digest, no extra
+            // records (the exchange itself is audited with its answer). Keeps allowed
+            // calls at relay speed. Remembered before it is forwarded, so a call decided
+            // meanwhile on another task sees it; if it is then withdrawn, the history
+            // holds one call more, which can only make later decisions ask.
+            self.remember_call(call);
+            self.forward_held(held).await;
+            return;
+        }
         let identity = identity_of(self);
         let binding = Binding {
             server: identity.clone(),
@@ -201,16 +211,6 @@ impl Relay {
                     call.name
                 ),
             ));
-        }
-        if decision.action == Action::Allow && !via_grant && retry.is_none() {
-            // The policy lets it run: no view, no digest, no extra records (the exchange
-            // itself is audited with its answer). Keeps allowed calls at relay speed.
-            // Remembered before it is forwarded, so a call decided meanwhile on another
-            // task sees it; if it is then withdrawn, the history holds one call more,
-            // which can only make later decisions ask.
-            self.remember_call(call);
-            self.forward_held(held).await;
-            return;
         }
         let request = match ConfirmationRequest::new(
             &binding,

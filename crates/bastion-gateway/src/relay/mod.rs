@@ -150,10 +150,12 @@ impl State {
     /// `strict` pinning, or was revoked).
     fn withheld_reason(&self, method: &str, target: &str) -> Option<&'static str> {
         let list = guarded_list(method)?;
-        let key = if list == "resources" {
-            uri::resource_key(target)
+        let resource;
+        let key: &str = if list == "resources" {
+            resource = uri::resource_key(target);
+            &resource
         } else {
-            target.to_owned()
+            target
         };
         let in_template = |prefixes: &[String]| {
             list == "resources"
@@ -161,23 +163,23 @@ impl State {
                     .iter()
                     .any(|p| !p.is_empty() && key.starts_with(p.as_str()))
         };
-        if self.withheld.get(list).is_some_and(|w| w.contains(&key))
+        if self.withheld.get(list).is_some_and(|w| w.contains(key))
             || in_template(&self.withheld_templates)
         {
             return Some("blocked_descriptor");
         }
-        if self.contract_refuses(list, &key, target) {
+        if self.contract_refuses(list, key, target) {
             return Some(contract::CONTRACT_MISMATCH);
         }
         if self
             .pending_review
             .get(list)
-            .is_some_and(|w| w.contains(&key))
+            .is_some_and(|w| w.contains(key))
         {
             if self
                 .pin_unavailable
                 .get(list)
-                .is_some_and(|w| w.contains(&key))
+                .is_some_and(|w| w.contains(key))
             {
                 return Some(PIN_STORE_UNAVAILABLE);
             }
