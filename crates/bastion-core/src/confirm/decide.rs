@@ -123,17 +123,55 @@ impl ToolCall {
     /// # Errors
     /// [`CallError`] when `name` is missing or `arguments` is not an object.
     pub fn from_params(params: &Value) -> Result<Self, CallError> {
+        let mut call = Self::from_params_without_arguments(params)?;
+        call.arguments = params
+            .member("arguments")
+            .and_then(Value::as_object)
+            .cloned();
+        Ok(call)
+    }
+
+    /// [`ToolCall::from_params`] that moves `arguments` out of `params` instead of
+    /// copying them: `params.arguments` is then `{}`, in its place among the members, until
+    /// [`ToolCall::restore_arguments`] puts the arguments back. A large argument (a file's
+    /// content) is not copied for a call the policy lets through.
+    ///
+    /// # Errors
+    /// [`CallError`] as [`ToolCall::from_params`]; `params` is left unchanged then.
+    pub fn take_from_params(params: &mut Value) -> Result<Self, CallError> {
+        let mut call = Self::from_params_without_arguments(params)?;
+        if let Some(Value::Object(m)) = params.as_object_mut().and_then(|p| p.get_mut("arguments"))
+        {
+            call.arguments = Some(std::mem::take(m));
+        }
+        Ok(call)
+    }
+
+    /// Puts a copy of this call's arguments back into `params` (the `params` it was
+    /// taken from with [`ToolCall::take_from_params`]), so that `params` is again what
+    /// the host sent.
+    pub fn restore_arguments(&self, params: &mut Value) {
+        if let Some(arguments) = &self.arguments
+            && let Some(slot) = params.as_object_mut().and_then(|p| p.get_mut("arguments"))
+        {
+            *slot = Value::Object(arguments.clone());
+        }
+    }
+
+    /// `name`, with `arguments` checked (absent or an object) but not read.
+    fn from_params_without_arguments(params: &Value) -> Result<Self, CallError> {
         let name = params
             .member("name")
             .and_then(Value::as_str)
             .ok_or(CallError::NoName)?
             .to_owned();
-        let arguments = match params.member("arguments") {
-            None => None,
-            Some(Value::Object(m)) => Some(m.clone()),
-            Some(_) => return Err(CallError::ArgumentsNotObject),
-        };
-        Ok(Self { name, arguments })
+        match params.member("arguments") {
+            None | Some(Value::Object(_)) => Ok(Self {
+                name,
+                arguments: None,
+            }),
+            Some(_) => Err(CallError::ArgumentsNotObject),
+        }
     }
 }
 

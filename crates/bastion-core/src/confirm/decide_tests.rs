@@ -291,6 +291,47 @@ fn call_params_errors() {
 }
 
 #[test]
+fn taking_the_arguments_reads_what_copying_reads_and_restoring_gives_the_params_back() {
+    let sent = json!({
+        "name": "write_file",
+        "arguments": {"path": "/tmp/a", "content": "x".repeat(10_000), "mode": 420},
+        "_meta": {"progressToken": 7}
+    });
+    let mut params = sent.clone();
+    let taken = ToolCall::take_from_params(&mut params).unwrap();
+    assert_eq!(taken, ToolCall::from_params(&sent).unwrap());
+    // Taken: the member stays in its place, empty.
+    assert_eq!(params["arguments"], json!({}));
+    assert_eq!(
+        params.as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["name", "arguments", "_meta"]
+    );
+    taken.restore_arguments(&mut params);
+    assert_eq!(params, sent);
+    assert_eq!(
+        serde_json::to_string(&params).unwrap(),
+        serde_json::to_string(&sent).unwrap(),
+        "members back in their order"
+    );
+    // Without arguments: nothing taken, nothing restored.
+    let mut bare = json!({"name": "ping"});
+    let call = ToolCall::take_from_params(&mut bare).unwrap();
+    assert_eq!(call.arguments, None);
+    call.restore_arguments(&mut bare);
+    assert_eq!(bare, json!({"name": "ping"}));
+    // Refused params are left as they were.
+    for bad in [
+        json!({"arguments": {"a": 1}}),
+        json!({"name": "x", "arguments": [1]}),
+        json!({"name": 3, "arguments": {"a": 1}}),
+    ] {
+        let mut params = bad.clone();
+        assert!(ToolCall::take_from_params(&mut params).is_err());
+        assert_eq!(params, bad);
+    }
+}
+
+#[test]
 fn error_messages_say_what_to_do() {
     use super::{ArgRuleError, CallError, DigestError, HistoryError, PolicyError};
     let table: Vec<(String, &str)> = vec![

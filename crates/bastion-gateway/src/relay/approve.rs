@@ -132,7 +132,9 @@ impl Relay {
         if retry.is_none() {
             self.unwrap_round_state(&mut held);
         }
-        let call = match ToolCall::from_params(&held.params) {
+        // The arguments move into the call (and, if it is allowed, into the history); the
+        // paths that ask or refuse put them back into `held.params` first.
+        let call = match ToolCall::take_from_params(&mut held.params) {
             Ok(c) => c,
             Err(e) => {
                 if self.withdrawn(&held).await {
@@ -179,6 +181,7 @@ impl Relay {
             self.forward_held(held).await;
             return;
         }
+        call.restore_arguments(&mut held.params);
         let identity = identity_of(self);
         let binding = Binding {
             server: identity.clone(),
