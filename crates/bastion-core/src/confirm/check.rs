@@ -10,7 +10,8 @@
 //! Output: the [`ConfirmationRequest`] view with its `digest`, plus `"message"`, the text
 //! the user would see. Findings are the decision's reasons.
 
-use super::decide::{ToolCall, decide};
+use super::call::ToolCall;
+use super::decide::decide;
 use super::digest::Binding;
 use super::flow::HistoryEntry;
 use super::policy::{Policy, PolicyConfig};

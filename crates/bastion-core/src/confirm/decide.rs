@@ -21,12 +21,13 @@
 //! Finding paths point into the `check confirmation` input shape:
 //! `/tool/...` (the pinned descriptor), `/call/params/arguments/...`, `/history/N`.
 
+use super::call::ToolCall;
+use super::facts::{Hints, ToolFacts};
 use super::flow::{HistoryEntry, toxic_flow};
 use super::hidden::{hidden_in_arguments, scan};
-use super::intent::{Effect, intent_mismatch, name_effect};
+use super::intent::Effect;
 use super::policy::{Action, Policy};
 use crate::finding::{Code, Finding, Severity};
-use crate::json::Member;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -96,124 +97,6 @@ impl Decision {
     }
 }
 
-/// A `tools/call` request's `params`, the part the decision and digest look at.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ToolCall {
-    /// `params.name`.
-    pub name: String,
-    /// `params.arguments` (absent is kept apart from `{}` for the digest).
-    pub arguments: Option<Map<String, Value>>,
-}
-
-/// Why `params` is not a `tools/call` params object.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum CallError {
-    /// Not an object with a string `name`.
-    #[error("tools/call params must be an object with a string `name`")]
-    NoName,
-    /// `arguments` present but not an object.
-    #[error("tools/call `arguments` must be an object (MCP CallToolRequest)")]
-    ArgumentsNotObject,
-}
-
-impl ToolCall {
-    /// Reads `params` of a `tools/call` request (MCP 2025-11-25 `CallToolRequest`).
-    ///
-    /// # Errors
-    /// [`CallError`] when `name` is missing or `arguments` is not an object.
-    pub fn from_params(params: &Value) -> Result<Self, CallError> {
-        let mut call = Self::from_params_without_arguments(params)?;
-        call.arguments = params
-            .member("arguments")
-            .and_then(Value::as_object)
-            .cloned();
-        Ok(call)
-    }
-
-    /// [`ToolCall::from_params`] that moves `arguments` out of `params` instead of
-    /// copying them: `params.arguments` is then `{}`, in its place among the members, until
-    /// [`ToolCall::restore_arguments`] puts the arguments back. A large argument (a file's
-    /// content) is not copied for a call the policy lets through.
-    ///
-    /// # Errors
-    /// [`CallError`] as [`ToolCall::from_params`]; `params` is left unchanged then.
-    pub fn take_from_params(params: &mut Value) -> Result<Self, CallError> {
-        let mut call = Self::from_params_without_arguments(params)?;
-        if let Some(Value::Object(m)) = params.as_object_mut().and_then(|p| p.get_mut("arguments"))
-        {
-            call.arguments = Some(std::mem::take(m));
-        }
-        Ok(call)
-    }
-
-    /// Puts a copy of this call's arguments back into `params` (the `params` it was
-    /// taken from with [`ToolCall::take_from_params`]), so that `params` is again what
-    /// the host sent.
-    pub fn restore_arguments(&self, params: &mut Value) {
-        if let Some(arguments) = &self.arguments
-            && let Some(slot) = params.as_object_mut().and_then(|p| p.get_mut("arguments"))
-        {
-            *slot = Value::Object(arguments.clone());
-        }
-    }
-
-    /// `name`, with `arguments` checked (absent or an object) but not read.
-    fn from_params_without_arguments(params: &Value) -> Result<Self, CallError> {
-        let name = params
-            .member("name")
-            .and_then(Value::as_str)
-            .ok_or(CallError::NoName)?
-            .to_owned();
-        match params.member("arguments") {
-            None | Some(Value::Object(_)) => Ok(Self {
-                name,
-                arguments: None,
-            }),
-            Some(_) => Err(CallError::ArgumentsNotObject),
-        }
-    }
-}
-
-/// `readOnlyHint`, `destructiveHint`, `openWorldHint` of a descriptor, as given.
-#[derive(Debug, Clone, Copy, Default)]
-struct Hints {
-    read_only: Option<bool>,
-    destructive: Option<bool>,
-    open_world: Option<bool>,
-}
-
-impl Hints {
-    fn of(tool: Option<&Value>) -> Self {
-        let get = |k: &str| {
-            tool.and_then(|t| t.member("annotations"))
-                .and_then(|a| a.member(k))
-                .and_then(Value::as_bool)
-        };
-        Self {
-            read_only: get("readOnlyHint"),
-            destructive: get("destructiveHint"),
-            open_world: get("openWorldHint"),
-        }
-    }
-
-    /// Why these annotations make a call ask (tightening only; `readOnlyHint` is not
-    /// consulted for loosening here).
-    fn tightening(self) -> Option<&'static str> {
-        if self.destructive == Some(true) {
-            Some("the tool declares destructiveHint: true")
-        } else if self.open_world == Some(true) {
-            Some("the tool declares openWorldHint: true (it reaches external systems)")
-        } else if self.read_only != Some(true) && self.destructive.is_none() {
-            Some(
-                "the tool is not declared read-only and destructiveHint defaults to true (MCP ToolAnnotations)",
-            )
-        } else {
-            None
-        }
-    }
-}
-
 /// Decides one call (module docs for the rule order).
 ///
 /// - `policy`: the compiled policy; `server`: the server's name (`--name`);
@@ -232,39 +115,6 @@ pub fn decide(
 ) -> Decision {
     let facts = ToolFacts::of(tool, &call.name);
     decide_with(policy, server, trusted, &facts, call, history)
-}
-
-/// What [`decide`] reads from a pinned descriptor and the tool name alone, computed once
-/// per descriptor so that repeated calls of one tool do not re-run the description
-/// scans: the annotations as given, what the name says it does, and the call-independent
-/// signals (annotation contradictions, name vs title/description disagreement).
-///
-/// Build it with [`ToolFacts::of`] for the descriptor and the name the calls use; a
-/// gateway keeps one per listed tool and rebuilds it when the descriptor changes.
-#[derive(Debug, Clone)]
-pub struct ToolFacts {
-    pinned: bool,
-    hints: Hints,
-    named: Option<Effect>,
-    signals: Vec<Finding>,
-}
-
-impl ToolFacts {
-    /// The facts of `tool` (the pinned descriptor, `None` when there is none) called by
-    /// `name` (the `tools/call` `params.name`).
-    pub fn of(tool: Option<&Value>, name: &str) -> Self {
-        let mut signals = Vec::new();
-        if let Some(t) = tool {
-            crate::detect::annotations::scan_annotations(t, TOOL_PATH, &mut signals);
-            signals.extend(intent_mismatch(t, TOOL_PATH));
-        }
-        Self {
-            pinned: tool.is_some(),
-            hints: Hints::of(tool),
-            named: name_effect(name).map(|(e, _)| e),
-            signals,
-        }
-    }
 }
 
 /// [`decide`] with the descriptor's [`ToolFacts`] computed beforehand (they must be the

@@ -1,6 +1,7 @@
 //! Unit tests of [`super::decide`].
 
-use super::decide::{Decision, RiskTier, ToolCall, decide};
+use super::call::ToolCall;
+use super::decide::{Decision, RiskTier, decide};
 use super::flow::HistoryEntry;
 use super::policy::{Action, Policy, PolicyConfig};
 use crate::finding::{Code, Severity};

@@ -35,11 +35,13 @@
 
 mod answer;
 mod args;
+mod call;
 mod check;
 mod decide;
 #[cfg(test)]
 mod decide_tests;
 mod digest;
+mod facts;
 mod flow;
 mod grant;
 mod hidden;
@@ -51,12 +53,11 @@ mod state;
 
 pub use answer::{Answer, DenyReason, Remember, parse_answer, parse_tty_answer, requested_schema};
 pub use args::{ArgRule, ArgRuleError};
+pub use call::{CallError, ToolCall};
 pub use check::{ConfirmationInputError, check_confirmation};
-pub use decide::{
-    ARGUMENTS_PATH, CallError, Decision, RiskTier, TOOL_PATH, ToolCall, ToolFacts, decide,
-    decide_with,
-};
+pub use decide::{ARGUMENTS_PATH, Decision, RiskTier, TOOL_PATH, decide, decide_with};
 pub use digest::{Binding, DigestCheck, DigestError, call_digest, canonical_params, verify};
+pub use facts::ToolFacts;
 pub use flow::{HistoryEntry, HistoryError};
 pub use grant::{Grant, apply_grant};
 pub use policy::{

@@ -34,6 +34,7 @@ use walk::Walk;
 
 pub mod binary;
 pub mod links;
+mod plain;
 #[cfg(test)]
 mod tests;
 mod walk;

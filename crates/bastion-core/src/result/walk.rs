@@ -4,8 +4,9 @@
 
 use super::{BINARY_REFUSED, ResultOptions, binary, links};
 use crate::detect::scan_result_text_in;
-use crate::finding::{Code, Finding, Severity, pointer_push, pointer_push_onto};
+use crate::finding::{Code, Finding, Severity, pointer_push};
 use crate::json::Member;
+use crate::sanitize::text::TextOutcome;
 use crate::sanitize::{sanitize_markup, sanitize_text};
 use base64::Engine as _;
 use serde_json::{Value, json};
@@ -143,18 +144,25 @@ impl Walk<'_> {
 
     /// Counts what the text sanitizer removed from the text at `path`, with a finding
     /// per class of character removed.
-    fn removed_from_text(&mut self, cleaned: &crate::sanitize::text::TextOutcome<'_>, path: &str) {
+    fn removed_from_text(&mut self, cleaned: &TextOutcome<'_>, path: &str) {
+        let n = cleaned.removed;
+        self.count_removed(cleaned, path, |code| {
+            format!("removed {n} character(s) of class {code} from the text")
+        });
+    }
+
+    /// Adds what the text sanitizer removed (`cleaned`) to the count and one finding per
+    /// character class at `path`, worded by `message`.
+    pub(super) fn count_removed(
+        &mut self,
+        cleaned: &TextOutcome<'_>,
+        path: &str,
+        message: impl Fn(Code) -> String,
+    ) {
         self.removed += cleaned.removed;
         for code in &cleaned.codes {
-            self.findings.push(Finding::new(
-                *code,
-                Severity::Info,
-                path,
-                format!(
-                    "removed {} character(s) of class {code} from the text",
-                    cleaned.removed
-                ),
-            ));
+            self.findings
+                .push(Finding::new(*code, Severity::Info, path, message(*code)));
         }
     }
 
@@ -184,72 +192,6 @@ impl Walk<'_> {
             }
         }
         (out, report)
-    }
-
-    /// Text sanitizer only, for structured data strings and names: every string in
-    /// `value` (at JSON Pointer `path`), at any depth.
-    pub(super) fn plain(&mut self, value: &Value, path: &str) {
-        if self.only_injection {
-            return;
-        }
-        if let Value::String(s) = value {
-            self.plain_string(s, path);
-            return;
-        }
-        // One buffer for the pointers of the whole tree: each member's token is pushed
-        // before its value is walked and cut off after, so a large `structuredContent`
-        // costs no allocation per value.
-        let mut at = String::with_capacity(path.len() + 64);
-        at.push_str(path);
-        self.plain_tree(value, &mut at);
-    }
-
-    /// [`Walk::plain`] of `value` at pointer `path`, leaving `path` as it was.
-    fn plain_tree(&mut self, value: &Value, path: &mut String) {
-        match value {
-            Value::String(s) => self.plain_string(s, path),
-            Value::Array(items) => {
-                let len = path.len();
-                for (i, v) in items.iter().enumerate() {
-                    let _ = write!(path, "/{i}");
-                    self.plain_tree(v, path);
-                    path.truncate(len);
-                }
-            }
-            Value::Object(map) => {
-                let len = path.len();
-                for (k, v) in map {
-                    pointer_push_onto(path, k);
-                    self.plain_tree(v, path);
-                    path.truncate(len);
-                }
-            }
-            _ => {}
-        }
-    }
-
-    /// Counts what the text sanitizer removed from a plain string or a name at `path`,
-    /// with one finding per character class.
-    fn removed_chars(&mut self, cleaned: &crate::sanitize::text::TextOutcome<'_>, path: &str) {
-        self.removed += cleaned.removed;
-        for code in &cleaned.codes {
-            self.findings.push(Finding::new(
-                *code,
-                Severity::Info,
-                path,
-                format!("removed characters of class {code}"),
-            ));
-        }
-    }
-
-    /// The text sanitizer on one string at pointer `path`.
-    fn plain_string(&mut self, s: &str, path: &str) {
-        let cleaned = sanitize_text(s);
-        if cleaned.removed > 0 {
-            self.removed_chars(&cleaned, path);
-            self.edits
-                .push((path.to_owned(), Value::String(cleaned.text.into_owned())));
-        }
     }
 
     /// A content block (`text`, `image`, `audio`, `resource_link`, `resource`).
@@ -396,16 +338,6 @@ impl Walk<'_> {
             "`{}` (the {scheme}: scheme is not allowed)",
             links::shown(uri)
         ))
-    }
-
-    /// A server-chosen name as inert marker text: hidden characters removed (recorded at
-    /// `path`), markdown punctuation escaped, whitespace collapsed.
-    fn label(&mut self, name: &str, path: &str) -> String {
-        let cleaned = sanitize_text(name);
-        if cleaned.removed > 0 {
-            self.removed_chars(&cleaned, path);
-        }
-        crate::sanitize::markup::escape_inline(&cleaned.text)
     }
 
     /// Replaces the content block at `path` by a text block holding `marker` (sanitized
