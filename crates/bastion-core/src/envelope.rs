@@ -195,13 +195,26 @@ pub mod codes {
     pub const UPSTREAM_UNAVAILABLE: i64 = -32054;
 }
 
+/// Most bytes of an error `message` Bastion writes; a longer one is cut on a character
+/// boundary and ends with `…`. Messages quote what a peer sent (a schema library's report
+/// of a bad value, a member name), and a peer chooses that length.
+pub const MAX_ERROR_MESSAGE_BYTES: usize = 2048;
+
 /// Builds a JSON-RPC error response frame (no trailing newline). `data` carries
 /// `{"reason": ..., "server": ..., ...}` per DESIGN §4.
-pub fn error_response(id: Option<&Value>, code: i64, message: &str, data: Value) -> Vec<u8> {
+///
+/// Bastion's own messages often quote what a peer sent (the value a typed view or a
+/// schema rejected, a member name), and hosts show error messages to the user, so
+/// `message` and every string in `data` are passed through
+/// [`crate::unicode::escape_for_display`]: terminal escapes, other controls, bidi,
+/// zero-width, tag and private-use characters become `<U+XXXX>`; `message` is then cut
+/// to [`MAX_ERROR_MESSAGE_BYTES`].
+pub fn error_response(id: Option<&Value>, code: i64, message: &str, mut data: Value) -> Vec<u8> {
     let mut err = Map::new();
     err.insert("code".into(), code.into());
-    err.insert("message".into(), message.into());
+    err.insert("message".into(), shown_message(message).into());
     if !data.is_null() {
+        escape_strings(&mut data);
         err.insert("data".into(), data);
     }
     let mut out = Map::new();
@@ -209,6 +222,50 @@ pub fn error_response(id: Option<&Value>, code: i64, message: &str, data: Value)
     out.insert("id".into(), id.cloned().unwrap_or(Value::Null));
     out.insert("error".into(), Value::Object(err));
     serde_json::to_vec(&Value::Object(out)).unwrap_or_default()
+}
+
+/// `message` as [`error_response`] writes it: escaped for display, cut to
+/// [`MAX_ERROR_MESSAGE_BYTES`].
+fn shown_message(message: &str) -> String {
+    let shown = crate::unicode::escape_for_display(message);
+    if shown.len() <= MAX_ERROR_MESSAGE_BYTES {
+        return shown.into_owned();
+    }
+    let mut cut = MAX_ERROR_MESSAGE_BYTES - '…'.len_utf8();
+    while !shown.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}…", &shown[..cut])
+}
+
+/// Escapes every string in `v` (member names included) for display.
+fn escape_strings(v: &mut Value) {
+    match v {
+        Value::String(s) => {
+            if let std::borrow::Cow::Owned(e) = crate::unicode::escape_for_display(s) {
+                *s = e;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(escape_strings),
+        Value::Object(map) => {
+            let dirty = map.keys().any(|k| {
+                matches!(
+                    crate::unicode::escape_for_display(k),
+                    std::borrow::Cow::Owned(_)
+                )
+            });
+            if dirty {
+                let old = std::mem::take(map);
+                for (k, mut item) in old {
+                    escape_strings(&mut item);
+                    map.insert(crate::unicode::escape_for_display(&k).into_owned(), item);
+                }
+            } else {
+                map.values_mut().for_each(escape_strings);
+            }
+        }
+        _ => {}
+    }
 }
 
 #[cfg(test)]
@@ -330,5 +387,71 @@ mod tests {
             v,
             json!({"jsonrpc":"2.0","id":3,"error":{"code":-32053,"message":"timed out","data":{"reason":"request_timeout"}}})
         );
+    }
+
+    #[test]
+    fn error_messages_and_data_never_carry_what_a_terminal_or_reader_would_not_show() {
+        // What a schema library quotes from a hostile value: an OSC 52 clipboard write,
+        // a screen clear, a right-to-left override, a tag character, a C1 CSI.
+        let quoted = "\u{1b}]52;c;Y3VybA==\u{7}\u{1b}[2J\u{202e}\u{e0041}\u{9b}31m";
+        let f = error_response(
+            Some(&json!(1)),
+            codes::UPSTREAM_REJECTED,
+            &format!("unknown variant `{quoted}`, expected `text`"),
+            json!({"reason": "upstream_message_rejected", "finding": quoted, "list": [quoted], "nested": {quoted: 1}}),
+        );
+        let text = String::from_utf8(f.clone()).unwrap();
+        for c in ['\u{1b}', '\u{7}', '\u{202e}', '\u{e0041}', '\u{9b}'] {
+            assert!(!text.contains(c), "{c:?} in {text}");
+        }
+        let v: Value = serde_json::from_slice(&f).unwrap();
+        let message = v["error"]["message"].as_str().unwrap();
+        assert!(message.starts_with("unknown variant `<U+001B>]52;c;Y3VybA==<U+0007><U+001B>[2J<U+202E><U+E0041><U+009B>31m`"), "{message}");
+        assert_eq!(v["error"]["data"]["reason"], "upstream_message_rejected");
+        assert_eq!(v["error"]["data"]["list"][0], v["error"]["data"]["finding"]);
+        assert!(
+            v["error"]["data"]["nested"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .all(|k| k.starts_with("<U+001B>"))
+        );
+        // Legitimate text in any script stays as it is.
+        let f = error_response(
+            None,
+            -32000,
+            "\u{6771}\u{4eac} \u{645}\u{631}\u{62d}\u{628}\u{627} \u{1f468}\u{200d}\u{1f469}",
+            Value::Null,
+        );
+        let v: Value = serde_json::from_slice(&f).unwrap();
+        assert_eq!(
+            v["error"]["message"],
+            "\u{6771}\u{4eac} \u{645}\u{631}\u{62d}\u{628}\u{627} \u{1f468}\u{200d}\u{1f469}"
+        );
+    }
+
+    #[test]
+    fn long_error_messages_are_cut_on_a_character_boundary() {
+        let long = format!("unknown variant `{}`", "\u{e9}".repeat(1_000_000));
+        let f = error_response(Some(&json!(1)), -32000, &long, Value::Null);
+        let v: Value = serde_json::from_slice(&f).unwrap();
+        let message = v["error"]["message"].as_str().unwrap();
+        assert!(
+            message.len() <= MAX_ERROR_MESSAGE_BYTES,
+            "{}",
+            message.len()
+        );
+        assert!(
+            message.len() > MAX_ERROR_MESSAGE_BYTES - 8,
+            "{}",
+            message.len()
+        );
+        assert!(message.ends_with('\u{2026}'));
+        assert!(message.starts_with("unknown variant `\u{e9}"));
+        // One exactly at the limit is kept whole.
+        let exact = "a".repeat(MAX_ERROR_MESSAGE_BYTES);
+        let v: Value =
+            serde_json::from_slice(&error_response(None, -32000, &exact, Value::Null)).unwrap();
+        assert_eq!(v["error"]["message"], exact);
     }
 }

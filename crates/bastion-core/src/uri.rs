@@ -2,19 +2,76 @@
 //! normalization): what counts as "the same resource" when a withheld resource is read,
 //! and what of a URI may be written to the audit log.
 
+use std::borrow::Cow;
 use url::Url;
 
 /// The identity of a resource URI: parsed and normalized (scheme and host lowercased,
 /// `.`/`..` segments resolved, default port dropped), without its fragment (which never
-/// reaches the server). `FILE:///./s#x` and `file:///s` have the same key. A string
-/// that does not parse as an absolute URI is its own key.
+/// reaches the server) or an empty query (`?` alone), with percent-encoded unreserved
+/// characters decoded and other percent-encodings in uppercase hex (RFC 3986 §6.2.2.2).
+/// `FILE:///./s#x`, `file:///%73` and `file:///s?` have the same key as `file:///s`. A
+/// string that does not parse as an absolute URI is its own key.
 pub fn resource_key(uri: &str) -> String {
     match Url::parse(uri) {
-        Ok(mut u) => {
-            u.set_fragment(None);
-            u.into()
-        }
+        Ok(u) => normalized(u).into(),
         Err(_) => uri.to_owned(),
+    }
+}
+
+/// `u` without fragment or empty query, its path and query percent-normalized.
+fn normalized(mut u: Url) -> Url {
+    u.set_fragment(None);
+    if let Some(q) = u.query() {
+        if q.is_empty() {
+            u.set_query(None);
+        } else if let Cow::Owned(q) = normalize_percent(q) {
+            u.set_query(Some(&q));
+        }
+    }
+    if let Cow::Owned(p) = normalize_percent(u.path()) {
+        u.set_path(&p);
+    }
+    u
+}
+
+/// RFC 3986 §6.2.2.2 percent-encoding normalization of an already parsed component:
+/// `%XX` of an unreserved character (`ALPHA / DIGIT / "-" / "." / "_" / "~"`, §2.3)
+/// becomes the character, every other `%XX` gets uppercase hex digits. Borrowed when
+/// nothing changes.
+fn normalize_percent(s: &str) -> Cow<'_, str> {
+    let b = s.as_bytes();
+    if !b.contains(&b'%') {
+        return Cow::Borrowed(s);
+    }
+    let hex = |c: u8| char::from(c).to_digit(16);
+    let mut out = String::with_capacity(s.len());
+    let mut last = 0;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2]))
+        {
+            // Two hex digits: at most 0xFF.
+            let byte = u8::try_from(h * 16 + l).unwrap_or(u8::MAX);
+            out.push_str(&s[last..i]);
+            if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+                out.push(char::from(byte));
+            } else {
+                out.push('%');
+                out.push_str(&s[i + 1..i + 3].to_ascii_uppercase());
+            }
+            i += 3;
+            last = i;
+        } else {
+            i += 1;
+        }
+    }
+    out.push_str(&s[last..]);
+    if out == s {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(out)
     }
 }
 
@@ -24,16 +81,18 @@ pub fn resource_key(uri: &str) -> String {
 pub fn template_prefix(template: &str) -> String {
     let literal = template.split('{').next().unwrap_or(template);
     match Url::parse(literal) {
-        Ok(u) if !literal.is_empty() => u.into(),
+        Ok(u) if !literal.is_empty() => normalized(u).into(),
         _ => literal.to_owned(),
     }
 }
 
 /// A URI as the audit log may record it: scheme, host and path only (no user
-/// information, query or fragment, which may carry tokens). Unparseable input is
-/// replaced by a placeholder with its length.
+/// information, query or fragment, which may carry tokens). A `data:` URI is its content
+/// (RFC 2397), so only the scheme and its length remain (`data:<N bytes>`). Unparseable
+/// input is replaced by a placeholder with its length.
 pub fn redacted(uri: &str) -> String {
     match Url::parse(uri) {
+        Ok(u) if u.scheme() == "data" => format!("data:<{} bytes>", uri.len()),
         Ok(mut u) => {
             let had_secret_parts =
                 u.query().is_some() || u.fragment().is_some() || !u.username().is_empty();
@@ -67,6 +126,26 @@ mod tests {
             assert_eq!(resource_key(same), k, "{same}");
         }
         assert_ne!(resource_key("file:///t"), k);
+        // Percent-encoded unreserved characters and an empty query (RFC 3986 §6.2.2.2).
+        let k = resource_key("file:///secret.txt");
+        for same in [
+            "file:///%73ecret.txt",
+            "file:///secret%2Etxt",
+            "file:///secret%2etxt",
+            "file:///secret.txt?",
+            "file:///%73%65cret.txt#x",
+        ] {
+            assert_eq!(resource_key(same), k, "{same}");
+        }
+        // Reserved and other characters stay encoded, in uppercase hex.
+        assert_eq!(resource_key("file:///a%2fb"), "file:///a%2Fb");
+        assert_ne!(resource_key("file:///a%2fb"), resource_key("file:///a/b"));
+        assert_eq!(resource_key("file:///%e6%9d%b1"), "file:///%E6%9D%B1");
+        assert_eq!(resource_key("memo://x?q=%41%7e&r"), "memo://x?q=A~&r");
+        // A lone or broken escape is left as it is.
+        assert_eq!(resource_key("memo://x/%"), "memo://x/%");
+        assert_eq!(resource_key("memo://x/%4"), "memo://x/%4");
+        assert_eq!(resource_key("memo://x/%zz1"), "memo://x/%zz1");
         assert_eq!(
             resource_key("HTTPS://Docs.Example.COM:443/a"),
             "https://docs.example.com/a"
@@ -96,6 +175,9 @@ mod tests {
             "https://h.example/p?…"
         );
         assert_eq!(redacted("memo://greeting"), "memo://greeting");
+        let data = "data:text/plain;charset=utf-8,API_KEY=sk-live-1234";
+        assert_eq!(redacted(data), format!("data:<{} bytes>", data.len()));
+        assert_eq!(redacted("DATA:,secret"), "data:<12 bytes>");
         assert_eq!(redacted("::"), "<unparseable uri, 2 bytes>");
     }
 }

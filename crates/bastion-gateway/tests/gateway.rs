@@ -96,6 +96,16 @@ impl Host {
         }
     }
 
+    /// Sends a `tools/call` of `tool` (no arguments) without waiting for its answer;
+    /// returns its id.
+    async fn send_call(&mut self, tool: &str) -> i64 {
+        self.next_id += 1;
+        let id = self.next_id;
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool, "arguments": {}}});
+        self.send_raw(&msg.to_string()).await;
+        id
+    }
+
     async fn call(&mut self, tool: &str, args: Value) -> Value {
         self.request("tools/call", json!({"name": tool, "arguments": args}))
             .await
@@ -516,7 +526,11 @@ async fn withheld_items_stay_unreachable_by_every_route() {
         "FILE:///secret.txt",
         "file:///./secret.txt",
         "file:///secret.txt#x",
+        "file:///%73ecret.txt",
+        "file:///secret%2Etxt",
+        "file:///secret.txt?",
         "file:///logs/today",
+        "file:///%6Cogs/today",
     ] {
         let r = h.request("resources/read", json!({"uri": uri})).await;
         assert_eq!(reason(&r), "blocked_descriptor", "{uri}: {r}");
@@ -536,6 +550,110 @@ async fn withheld_items_stay_unreachable_by_every_route() {
     .await;
     let c = h.call("cancelled", json!({})).await;
     assert!(!c.to_string().contains("notification:hidden_tool"), "{c}");
+    h.assert_still_serving().await;
+    h.finish().await;
+}
+
+/// What a terminal or a reader would not see as itself: escapes, bidi, tags, C1.
+fn hidden_or_control(s: &str) -> bool {
+    s.chars().any(|c| {
+        c.is_control() && !matches!(c, '\t' | '\n' | '\r')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{e0000}'..='\u{e007f}')
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bastions_own_error_messages_never_echo_what_the_server_hid() {
+    let mut h = Host::start(hostile(), Limits::default()).await;
+    h.init().await;
+    // The typed view refuses the block's `type` and its report quotes the value.
+    let r = h.call("bad_variant", json!({})).await;
+    assert_eq!(reason(&r), "upstream_message_rejected", "{r}");
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(!hidden_or_control(message), "{message:?}");
+    assert!(message.contains("<U+001B>]52;c;"), "{message:?}");
+    assert!(!hidden_or_control(&r["error"]["data"].to_string()), "{r}");
+    h.assert_still_serving().await;
+    h.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn request_state_is_opaque_only_at_the_top_of_a_result() {
+    let mut h = Host::start(hostile(), Limits::default()).await;
+    h.init().await;
+    let id = h.send_call("state_escape").await;
+    let note = h.recv().await;
+    assert_eq!(note["method"], "notifications/message", "{note}");
+    assert_eq!(note["params"]["data"]["requestState"], "nn", "{note}");
+    let r = h.recv().await;
+    assert_eq!(r["id"], id, "{r}");
+    assert!(!hidden_or_control(&r.to_string()), "{r}");
+    assert!(
+        !hidden_or_control(r["result"]["content"][0]["requestState"].as_str().unwrap()),
+        "{r}"
+    );
+    assert!(
+        !hidden_or_control(r["result"]["_meta"]["requestState"].as_str().unwrap()),
+        "{r}"
+    );
+    h.assert_still_serving().await;
+    h.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_spelling_of_a_protocol_member_is_refused_in_content_blocks() {
+    let mut h = Host::start(hostile(), Limits::default()).await;
+    h.init().await;
+    let r = h.call("case_text", json!({})).await;
+    assert_eq!(reason(&r), "upstream_message_rejected", "{r}");
+    assert!(!r.to_string().contains("onerror"), "{r}");
+    h.assert_still_serving().await;
+    let (_, store) = h.finish().await;
+    let events = store.audit_events(&AuditQuery::default()).await.unwrap();
+    assert!(
+        events
+            .iter()
+            .any(|e| e.codes.iter().any(|c| c == "duplicate_key")),
+        "{events:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_answer_whose_id_comes_last_still_answers_at_once() {
+    // Two requests wait: the sole-pending rule cannot say which one the refused frame
+    // answered, its id (after the duplicate member) does.
+    let mut h = Host::start(hostile(), Limits::default()).await;
+    h.init().await;
+    h.send_raw(r#"{"jsonrpc":"2.0","id":"s","method":"tools/call","params":{"name":"silent","arguments":{}}}"#)
+        .await;
+    let started = std::time::Instant::now();
+    let r = h.call("late_id", json!({})).await;
+    assert_eq!(reason(&r), "upstream_message_rejected", "{r}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "after {:?}",
+        started.elapsed()
+    );
+    h.assert_still_serving().await;
+    h.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_request_ids_are_capped_like_the_hosts() {
+    let mut h = Host::start(hostile(), Limits::default()).await;
+    h.init().await;
+    let id = h.send_call("big_id").await;
+    // The host gets the answer, never the ping with the 5,000-byte id.
+    let r = h.recv().await;
+    assert_eq!(r["id"], id, "{r}");
+    assert_eq!(r["result"]["content"][0]["text"], "sent");
+    let replies = h.call("replies", json!({})).await;
+    let replies: Value =
+        serde_json::from_str(replies["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    let refusal = &replies[0];
+    assert_eq!(refusal["id"], Value::Null, "{replies}");
+    assert_eq!(refusal["error"]["code"], -32600, "{replies}");
+    assert!(refusal.to_string().len() < 1000, "{replies}");
     h.assert_still_serving().await;
     h.finish().await;
 }

@@ -8,7 +8,11 @@
 //! - nesting deeper than `max_depth` (the top-level object is depth 1), refused while
 //!   descending so hostile depth never reaches the stack;
 //! - duplicate member names (RFC 8259 §4 leaves them undefined; RFC 7493 I-JSON forbids
-//!   them), including names equal up to NFKC + Unicode case folding (`name`/`Name`);
+//!   them); in the envelope and in `params`/`result`/`error` also names equal up to
+//!   NFKC + Unicode case folding (`name`/`Name`); in the deeper objects MCP defines
+//!   (content blocks, descriptors, annotations, messages) two spellings of a protocol
+//!   member (`text`/`Text`); free-form values (`arguments`, `structuredContent`,
+//!   `_meta`, `data`, `experimental`, the JSON Schemas) may hold `id` and `ID`;
 //! - member names that are not a JSON-RPC/MCP protocol member but fold onto one
 //!   (`Method`, `param` + U+017F LATIN SMALL LONG S), and non-ASCII names in protocol
 //!   objects that fold to ASCII (U+212A KELVIN SIGN + `ind`);
@@ -16,7 +20,9 @@
 //!
 //! The parse also remembers the top-level `id` as soon as it has been read, so a frame
 //! that fails later (too deep, duplicate key further on, truncated) can still be
-//! answered: see [`Rejected::id`].
+//! answered: see [`Rejected::id`]. When the failure comes before the `id` in a frame
+//! that is still well-formed JSON (a duplicate or look-alike member name), the `id` is
+//! read from the rest of the frame without any of these rules.
 
 mod fold;
 mod member;
@@ -226,12 +232,69 @@ pub fn parse_frame(bytes: &[u8], max_depth: usize) -> Result<Map<String, Value>,
             id: None,
             method_seen: false,
         }),
-        Err(e) => Err(Rejected {
-            error: ctx.error.unwrap_or_else(|| classify(&e, max_depth)),
-            id: ctx.top_id,
-            method_seen: ctx.method_seen,
-        }),
+        Err(e) => {
+            let error = ctx.error.unwrap_or_else(|| classify(&e, max_depth));
+            let (id, method_seen) = match (ctx.top_id, &error) {
+                (Some(id), _) => (Some(id), ctx.method_seen),
+                (None, ParseError::DuplicateKey { .. } | ParseError::ConfusableMember { .. }) => {
+                    let top = lenient_top(text);
+                    (top.id, ctx.method_seen || top.method_seen)
+                }
+                (None, _) => (None, ctx.method_seen),
+            };
+            Err(Rejected {
+                error,
+                id,
+                method_seen,
+            })
+        }
     }
+}
+
+/// The top-level `id` and `method` presence of a well-formed JSON object, read without
+/// the strict rules (for a frame refused before its `id`): `id` only when the object has
+/// exactly one member named `id`, holding neither an object nor an array. Nothing when
+/// `text` is not a well-formed JSON object.
+fn lenient_top(text: &str) -> Recovered {
+    struct Top;
+    impl<'de> serde::de::Visitor<'de> for Top {
+        type Value = Recovered;
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Recovered, A::Error> {
+            let mut found = Recovered::default();
+            let mut ids = 0usize;
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                match key.as_ref() {
+                    "id" => {
+                        ids += 1;
+                        let v: Value = map.next_value()?;
+                        found.id = Some(v).filter(|v| !v.is_object() && !v.is_array());
+                    }
+                    "method" => {
+                        found.method_seen = true;
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                    _ => {
+                        map.next_value::<serde::de::IgnoredAny>()?;
+                    }
+                }
+            }
+            if ids != 1 {
+                found.id = None;
+            }
+            Ok(found)
+        }
+    }
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde::Deserializer::deserialize_map(&mut de, Top)
+        .ok()
+        .filter(|_| de.end().is_ok())
+        .unwrap_or_default()
 }
 
 /// Strict parse of any JSON text (not only envelopes), with the same duplicate, depth

@@ -117,7 +117,7 @@ const NEUTRALIZED: &[Code] = &[
 ];
 
 /// Members whose string value decides how a block is inspected. The host receives
-/// every string cleaned ([`crate::sanitize::sanitize_value`]); when one of these holds a
+/// every string cleaned ([`crate::sanitize::sanitize_result`]); when one of these holds a
 /// hidden character or control, the result is cleaned first and the clean form inspected,
 /// so `resou` + U+202E + `rce_link` cannot pass as an unknown block and reach the host as
 /// a `resource_link` (found by the `result` fuzz target).
@@ -147,7 +147,7 @@ fn steering_is_dirty(value: &Value) -> bool {
 pub fn inspect_result(method: &str, result: &Value, opts: &ResultOptions) -> ResultOutcome {
     if steering_is_dirty(result) {
         let mut clean = result.clone();
-        let pre = crate::sanitize::sanitize_value(&mut clean);
+        let pre = crate::sanitize::sanitize_result(&mut clean);
         let mut outcome = inspect_clean(method, &clean, opts);
         outcome.removed_chars += pre.removed;
         for code in pre.codes {

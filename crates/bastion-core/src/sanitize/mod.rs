@@ -12,4 +12,4 @@ pub mod value;
 
 pub use markup::{ContentPolicy, HtmlInText, InjectionMode, MarkupOutcome, sanitize_markup};
 pub use text::{TextOutcome, sanitize_text};
-pub use value::{ValueOutcome, sanitize_value};
+pub use value::{ValueOutcome, sanitize_result, sanitize_value};

@@ -8,10 +8,11 @@ use super::text::sanitize_text;
 use crate::finding::Code;
 use serde_json::{Map, Value};
 
-/// Members whose value is opaque to clients and must be relayed unchanged (MCP
-/// 2026-07-28 `InputRequiredResult.requestState`: "Clients MUST NOT inspect, parse,
-/// modify ...").
-const OPAQUE: &[&str] = &["requestState"];
+/// The member of a result whose string value is opaque to clients and must be relayed
+/// unchanged (MCP 2026-07-28 `InputRequiredResult.requestState`: "Clients MUST NOT
+/// inspect, parse, modify ..."). Only there: a member of that name anywhere else (a
+/// content block, `_meta`, a notification's data) is text like any other.
+const OPAQUE_STATE: &str = "requestState";
 
 /// What [`sanitize_value`] removed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -40,11 +41,23 @@ impl ValueOutcome {
 /// skipped it as unknown, or taking the place of the real `content`).
 pub fn sanitize_value(value: &mut Value) -> ValueOutcome {
     let mut outcome = ValueOutcome::default();
-    walk(value, &mut outcome);
+    walk(value, &mut outcome, false);
     outcome
 }
 
-fn walk(value: &mut Value, out: &mut ValueOutcome) {
+/// [`sanitize_value`] for a response's `result` object: the same, except that a string
+/// `requestState` member of `result` itself is relayed byte for byte (MCP 2026-07-28
+/// `InputRequiredResult`). Every other string is cleaned, a `requestState` deeper
+/// down or of another type included.
+pub fn sanitize_result(result: &mut Value) -> ValueOutcome {
+    let mut outcome = ValueOutcome::default();
+    walk(result, &mut outcome, true);
+    outcome
+}
+
+/// Cleans `value`; `state_exempt`: `value` is a result, whose string `requestState`
+/// member stays as it is.
+fn walk(value: &mut Value, out: &mut ValueOutcome, state_exempt: bool) {
     match value {
         Value::String(s) => {
             let clean = sanitize_text(s);
@@ -54,7 +67,7 @@ fn walk(value: &mut Value, out: &mut ValueOutcome) {
                 out.absorb(removed, codes);
             }
         }
-        Value::Array(items) => items.iter_mut().for_each(|v| walk(v, out)),
+        Value::Array(items) => items.iter_mut().for_each(|v| walk(v, out, false)),
         Value::Object(map) => {
             let dirty_keys = map.keys().any(|k| sanitize_text(k).removed > 0);
             if dirty_keys {
@@ -75,8 +88,8 @@ fn walk(value: &mut Value, out: &mut ValueOutcome) {
                 *map = fresh;
             }
             for (k, v) in map.iter_mut() {
-                if !OPAQUE.contains(&k.as_str()) {
-                    walk(v, out);
+                if !(state_exempt && k == OPAQUE_STATE && v.is_string()) {
+                    walk(v, out, false);
                 }
             }
         }
@@ -90,21 +103,37 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn cleans_strings_and_names_everywhere_but_opaque_state() {
-        let mut v = json!({
+    fn cleans_strings_and_names_everywhere_but_the_results_opaque_state() {
+        let v = json!({
             "serverInfo": {"name": "ev\u{1b}[2Jil", "version": "1\u{202e}0"},
-            "_meta": {"note\u{200b}": "x\u{9b}2Jy"},
+            "_meta": {"note\u{200b}": "x\u{9b}2Jy", "requestState": "m\u{1b}[2Jm"},
             "requestState": "opaque\u{1b}state",
+            "content": [{"type": "text", "text": "t", "requestState": "c\u{1b}]52;c;eA==\u{7}c"}],
             "list": ["a\u{7}b", 3, null]
         });
-        let o = sanitize_value(&mut v);
-        assert_eq!(v["serverInfo"]["name"], "evil");
-        assert_eq!(v["serverInfo"]["version"], "10");
-        assert_eq!(v["_meta"]["note<removed>"], "xy");
-        assert_eq!(v["requestState"], "opaque\u{1b}state");
-        assert_eq!(v["list"][0], "ab");
+        let mut result = v.clone();
+        let o = sanitize_result(&mut result);
+        assert_eq!(result["serverInfo"]["name"], "evil");
+        assert_eq!(result["serverInfo"]["version"], "10");
+        assert_eq!(result["_meta"]["note<removed>"], "xy");
+        assert_eq!(result["requestState"], "opaque\u{1b}state");
+        assert_eq!(result["_meta"]["requestState"], "mm");
+        assert_eq!(result["content"][0]["requestState"], "cc");
+        assert_eq!(result["list"][0], "ab");
         assert!(o.removed >= 5);
         assert!(o.codes.contains(&Code::TerminalEscape));
+        // Anything that is not a result (a notification's params, error data) has no
+        // opaque member at all.
+        let mut other = v;
+        sanitize_value(&mut other);
+        assert_eq!(
+            other["requestState"], "opaquetate",
+            "ESC s is one escape sequence"
+        );
+        // Nor is a `requestState` that is not a string.
+        let mut odd = json!({"requestState": {"x": "a\u{1b}[2Jb"}});
+        sanitize_result(&mut odd);
+        assert_eq!(odd["requestState"]["x"], "ab");
     }
 
     #[test]

@@ -12,7 +12,7 @@ use bastion_core::json::Member;
 use bastion_core::json::{self, Recovered};
 use bastion_core::lists;
 use bastion_core::result::{injection_findings, inspect_result};
-use bastion_core::sanitize::sanitize_value;
+use bastion_core::sanitize::{sanitize_result, sanitize_value};
 use bastion_core::{envelope, methods, schema};
 use serde_json::{Map, Value, json};
 
@@ -250,7 +250,7 @@ impl Relay {
         // values, ...) is cleaned too.
         let mut changed = rewritten.is_some() || input_rewritten;
         let mut final_result = rewritten.unwrap_or(result);
-        let cleaned = sanitize_value(&mut final_result);
+        let cleaned = sanitize_result(&mut final_result);
         if cleaned.removed > 0 {
             removed += cleaned.removed;
             verdict = verdict.max(Verdict::Sanitize);
@@ -515,6 +515,20 @@ impl Relay {
                 .method(method)
                 .id(&raw_id)
         };
+        // A pending server request keeps its id until the host answers (and there is no
+        // deadline for that): an id of megabytes, 65,536 times, would be gigabytes. The
+        // same limit as for the host's ids; the answer carries a null id, not the id.
+        if raw_id.to_string().len() > super::MAX_ID_BYTES {
+            let reason = Code::InvalidEnvelope.as_str();
+            self.audit.record(ev(Verdict::Block).reason(reason).0).await;
+            let message = format!(
+                "Invalid request: request ids longer than {} bytes are refused",
+                super::MAX_ID_BYTES
+            );
+            self.answer_server(None, codes::INVALID_REQUEST, &message, reason)
+                .await;
+            return;
+        }
         // Until the request is forwarded or refused, a panic below answers the server.
         let mut owe = Owe::new(Debt::ServerRequest {
             id: id.clone(),
