@@ -437,7 +437,9 @@ fn one_frame(
         Kind::Result { .. } => {
             answered_method.map_or(Ok(()), |m| methods::check_result(m, &map["result"]))
         }
-        Kind::Error { .. } => Ok(()),
+        Kind::Error { .. } => answered_method.map_or(Ok(()), |m| {
+            methods::check_error(m, map.get("error").unwrap_or(&Value::Null))
+        }),
     };
     if let Err(e) = structure {
         return refuse(Code::MalformedMessage, e.to_string());

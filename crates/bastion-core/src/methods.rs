@@ -7,11 +7,13 @@ use crate::json::Member;
 use rmcp::model;
 use serde_json::Value;
 
+mod twins;
+
 /// A known message whose structure does not match the MCP schema.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{what} of `{method}` does not match the MCP schema: {detail}")]
 pub struct StructureError {
-    /// `result`, `params`.
+    /// `result`, `params` or `error`.
     pub what: &'static str,
     /// The method concerned.
     pub method: String,
@@ -136,6 +138,9 @@ fn fail(what: &'static str, method: &str, detail: &str) -> StructureError {
 #[allow(deprecated)]
 pub fn check_result(method: &str, result: &Value) -> Result<(), StructureError> {
     const R: &str = "result";
+    if let Some(twin) = twins::in_result(method, result) {
+        return Err(fail(R, method, &twin.to_string()));
+    }
     if let Some(rt) = result.member("resultType") {
         let rt = rt
             .as_str()
@@ -190,6 +195,9 @@ pub fn check_request_params(method: &str, params: Option<&Value>) -> Result<(), 
     const P: &str = "params";
     let empty = Value::Object(serde_json::Map::new());
     let params_or_empty = params.unwrap_or(&empty);
+    if let Some(twin) = twins::in_params(method, params_or_empty) {
+        return Err(fail(P, method, &twin.to_string()));
+    }
     match method {
         "initialize" => view::<model::InitializeRequestParams>(P, method, params_or_empty),
         "tools/call" => {
@@ -211,6 +219,20 @@ pub fn check_request_params(method: &str, params: Option<&Value>) -> Result<(), 
         }
         "elicitation/create" => view::<model::ElicitRequestParams>(P, method, params_or_empty),
         _ => Ok(()),
+    }
+}
+
+/// Checks the `error` object of an error response. Only the elicitations of a
+/// `URLElicitationRequiredError` (-32042, MCP 2025-11-25) are MCP objects Bastion reads;
+/// they may not hold two members that differ only by case (`url` and `URL`).
+///
+/// # Errors
+/// [`StructureError`] (`what` is `error`) naming `method`, the method of the request
+/// the error answers.
+pub fn check_error(method: &str, error: &Value) -> Result<(), StructureError> {
+    match twins::in_error(error) {
+        Some(twin) => Err(fail("error", method, &twin.to_string())),
+        None => Ok(()),
     }
 }
 

@@ -18,9 +18,55 @@ pub fn resource_key(uri: &str) -> String {
     }
 }
 
-/// `u` without fragment or empty query, its path and query percent-normalized.
+/// A second identity of `uri` for the withheld checks, when its path holds an encoded
+/// `/` or `\` (`%2F`, `%5C`): the key of the URI with those decoded to `/` and runs of
+/// `/` in the path made one. Many servers decode the whole path before using it
+/// (`file:///logs%2Ftoday` read as `/logs/today`, `file:///%2Fsecret.txt` as
+/// `//secret.txt`), so a withheld resource is refused under either identity. `None`
+/// when there is no such escape or `uri` does not parse.
+pub fn separator_decoded_key(uri: &str) -> Option<String> {
+    let lower = uri.to_ascii_lowercase();
+    if !lower.contains("%2f") && !lower.contains("%5c") {
+        return None;
+    }
+    let mut decoded = String::with_capacity(uri.len());
+    let mut rest = uri;
+    while let Some(i) = rest.find('%') {
+        decoded.push_str(&rest[..i]);
+        let esc = rest.get(i..i + 3).unwrap_or("");
+        if esc.eq_ignore_ascii_case("%2f") || esc.eq_ignore_ascii_case("%5c") {
+            decoded.push('/');
+            rest = &rest[i + 3..];
+        } else {
+            decoded.push('%');
+            rest = &rest[i + 1..];
+        }
+    }
+    decoded.push_str(rest);
+    let mut u = normalized(Url::parse(&decoded).ok()?);
+    let mut path = String::with_capacity(u.path().len());
+    for c in u.path().chars() {
+        if !(c == '/' && path.ends_with('/')) {
+            path.push(c);
+        }
+    }
+    u.set_path(&path);
+    Some(u.into())
+}
+
+/// `u` without fragment or empty query, its host (of a scheme the URL Standard does not
+/// know, whose host it keeps as written) lowercased, its host, path and query
+/// percent-normalized.
 fn normalized(mut u: Url) -> Url {
     u.set_fragment(None);
+    if let Some(host) = u.host_str()
+        && matches!(u.host(), Some(url::Host::Domain(_)))
+    {
+        let lower = normalize_percent(&host.to_ascii_lowercase()).into_owned();
+        if lower != host {
+            let _ = u.set_host(Some(&lower));
+        }
+    }
     if let Some(q) = u.query() {
         if q.is_empty() {
             u.set_query(None);
@@ -142,6 +188,11 @@ mod tests {
         assert_ne!(resource_key("file:///a%2fb"), resource_key("file:///a/b"));
         assert_eq!(resource_key("file:///%e6%9d%b1"), "file:///%E6%9D%B1");
         assert_eq!(resource_key("memo://x?q=%41%7e&r"), "memo://x?q=A~&r");
+        // The host of a scheme the URL Standard does not know is lowercased and
+        // percent-normalized too (RFC 3986 §6.2.2.1).
+        assert_eq!(resource_key("memo://NOTES/secret"), "memo://notes/secret");
+        assert_eq!(resource_key("memo://not%65s/secret"), "memo://notes/secret");
+        assert_eq!(resource_key("memo://N%C3%A9/x"), "memo://n%C3%A9/x");
         // A lone or broken escape is left as it is.
         assert_eq!(resource_key("memo://x/%"), "memo://x/%");
         assert_eq!(resource_key("memo://x/%4"), "memo://x/%4");
@@ -151,6 +202,33 @@ mod tests {
             "https://docs.example.com/a"
         );
         assert_eq!(resource_key("not a uri"), "not a uri");
+    }
+
+    #[test]
+    fn encoded_separators_give_a_second_identity() {
+        assert_eq!(separator_decoded_key("file:///secret.txt"), None);
+        assert_eq!(
+            separator_decoded_key("file:///logs%2Ftoday").as_deref(),
+            Some("file:///logs/today")
+        );
+        assert_eq!(
+            separator_decoded_key("file:///%2Fsecret.txt").as_deref(),
+            Some("file:///secret.txt")
+        );
+        assert_eq!(
+            separator_decoded_key("file:///x/..%2fsecret.txt").as_deref(),
+            Some("file:///secret.txt")
+        );
+        assert_eq!(
+            separator_decoded_key("file:///a%5Cb%2F%2F%2Fc").as_deref(),
+            Some("file:///a/b/c")
+        );
+        // Other escapes stay (and are normalized as in the first key).
+        assert_eq!(
+            separator_decoded_key("memo://h/a%2Fb%41%25").as_deref(),
+            Some("memo://h/a/bA%25")
+        );
+        assert_eq!(separator_decoded_key("%2F"), None);
     }
 
     #[test]

@@ -601,19 +601,23 @@ async fn request_state_is_opaque_only_at_the_top_of_a_result() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_second_spelling_of_a_protocol_member_is_refused_in_content_blocks() {
+async fn two_spellings_of_one_member_are_refused_in_mcp_objects() {
     let mut h = Host::start(hostile(), Limits::default()).await;
     h.init().await;
     let r = h.call("case_text", json!({})).await;
     assert_eq!(reason(&r), "upstream_message_rejected", "{r}");
     assert!(!r.to_string().contains("onerror"), "{r}");
+    // A URL elicitation (-32042) whose `URL` is not the reviewed `url`.
+    let r = h.call("url_twin", json!({})).await;
+    assert_eq!(reason(&r), "upstream_message_rejected", "{r}");
+    assert!(!r.to_string().contains("evil.example"), "{r}");
     h.assert_still_serving().await;
     let (_, store) = h.finish().await;
     let events = store.audit_events(&AuditQuery::default()).await.unwrap();
     assert!(
         events
             .iter()
-            .any(|e| e.codes.iter().any(|c| c == "duplicate_key")),
+            .any(|e| e.codes.iter().any(|c| c == "malformed_message")),
         "{events:?}"
     );
 }

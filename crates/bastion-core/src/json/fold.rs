@@ -109,40 +109,27 @@ pub fn fold_key(name: &str) -> Cow<'_, str> {
     Cow::Owned(folded.nfkc().collect())
 }
 
-/// The members by their ASCII-lowercase form, sorted for a binary search (this runs for
-/// member names of every message).
-fn by_lower() -> &'static [(String, &'static str)] {
+/// The protocol member whose fold equals `folded`, if any.
+pub(crate) fn protocol_member_for(folded: &str) -> Option<&'static str> {
+    /// The members by their ASCII-lowercase form, sorted for a binary search (this runs
+    /// for member names of every message).
     static BY_LOWER: std::sync::OnceLock<Vec<(String, &'static str)>> = std::sync::OnceLock::new();
-    BY_LOWER.get_or_init(|| {
+    if !folded.is_ascii() {
+        return None;
+    }
+    let table = BY_LOWER.get_or_init(|| {
         let mut t: Vec<(String, &'static str)> = PROTOCOL_MEMBERS
             .iter()
             .map(|m| (m.to_ascii_lowercase(), *m))
             .collect();
         t.sort_unstable();
         t
-    })
-}
-
-/// Length in bytes of the longest protocol member name (`supportedVersions`).
-const LONGEST_MEMBER: usize = 17;
-
-/// The position of the protocol member that `name` equals ignoring ASCII case, among the
-/// members ordered by their lowercase form: below `PROTOCOL_MEMBERS.len()`, the same for
-/// every spelling (`text`, `Text`, `TEXT`). `None` for any other name, and for every
-/// non-ASCII one.
-pub(crate) fn protocol_member_index(name: &str) -> Option<usize> {
-    if !name.is_ascii() || name.len() > LONGEST_MEMBER {
-        return None;
-    }
-    let lower = fold_ascii_lower(name);
-    by_lower()
+    });
+    let lower = fold_ascii_lower(folded);
+    table
         .binary_search_by(|(l, _)| l.as_str().cmp(&lower))
         .ok()
-}
-
-/// The protocol member whose fold equals `folded`, if any.
-pub(crate) fn protocol_member_for(folded: &str) -> Option<&'static str> {
-    protocol_member_index(folded).map(|i| by_lower()[i].1)
+        .map(|i| table[i].1)
 }
 
 /// `s` in ASCII lowercase, borrowed when it already is.
@@ -186,33 +173,6 @@ mod tests {
         for m in PROTOCOL_MEMBERS {
             assert_eq!(protocol_member_for(m), Some(*m));
             assert_eq!(protocol_member_for(&m.to_ascii_uppercase()), Some(*m));
-            assert!(m.len() <= LONGEST_MEMBER, "{m}");
         }
-    }
-
-    #[test]
-    fn every_spelling_of_a_member_has_one_index_and_members_have_distinct_ones() {
-        let mut seen = std::collections::HashSet::new();
-        for m in PROTOCOL_MEMBERS {
-            let i = protocol_member_index(m).unwrap();
-            assert!(i < PROTOCOL_MEMBERS.len());
-            assert!(seen.insert(i), "{m} shares index {i}");
-            assert_eq!(protocol_member_index(&m.to_ascii_uppercase()), Some(i));
-            let mixed: String = m
-                .chars()
-                .enumerate()
-                .map(|(n, c)| {
-                    if n % 2 == 0 {
-                        c.to_ascii_uppercase()
-                    } else {
-                        c
-                    }
-                })
-                .collect();
-            assert_eq!(protocol_member_index(&mixed), Some(i), "{mixed}");
-        }
-        assert_eq!(protocol_member_index("city"), None);
-        assert_eq!(protocol_member_index("t\u{212a}xt"), None);
-        assert_eq!(protocol_member_index("supportedVersionsX"), None);
     }
 }

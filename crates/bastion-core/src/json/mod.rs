@@ -8,11 +8,9 @@
 //! - nesting deeper than `max_depth` (the top-level object is depth 1), refused while
 //!   descending so hostile depth never reaches the stack;
 //! - duplicate member names (RFC 8259 §4 leaves them undefined; RFC 7493 I-JSON forbids
-//!   them); in the envelope and in `params`/`result`/`error` also names equal up to
-//!   NFKC + Unicode case folding (`name`/`Name`); in the deeper objects MCP defines
-//!   (content blocks, descriptors, annotations, messages) two spellings of a protocol
-//!   member (`text`/`Text`); free-form values (`arguments`, `structuredContent`,
-//!   `_meta`, `data`, `experimental`, the JSON Schemas) may hold `id` and `ID`;
+//!   them), and in the envelope and in `params`/`result`/`error` names equal up to
+//!   NFKC + Unicode case folding (`name`/`Name`) (deeper, the objects MCP defines are
+//!   checked for such twins by [`crate::methods`], which knows where they are);
 //! - member names that are not a JSON-RPC/MCP protocol member but fold onto one
 //!   (`Method`, `param` + U+017F LATIN SMALL LONG S), and non-ASCII names in protocol
 //!   objects that fold to ASCII (U+212A KELVIN SIGN + `ind`);

@@ -73,77 +73,6 @@ fn case_variant_duplicate_in_small_and_large_protocol_objects() {
 }
 
 #[test]
-fn two_spellings_of_a_protocol_member_in_deeper_mcp_objects() {
-    // A content block, a tool descriptor, annotations, a prompt message: objects MCP
-    // defines, where a decoder that ignores case reads the later spelling.
-    for (text, path) in [
-        (
-            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok","Text":"<img src=x onerror=alert(1)>"}]}}"#,
-            "/result/content/0",
-        ),
-        (
-            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"TEXT":"hidden","type":"text","text":"ok"}]}}"#,
-            "/result/content/0",
-        ),
-        (
-            r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"a","inputSchema":{}},{"name":"safe","Name":"rm_rf","inputSchema":{}}]}}"#,
-            "/result/tools/1",
-        ),
-        (
-            r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","InputSchema":{},"inputSchema":{"type":"object"}}]}}"#,
-            "/result/tools/0",
-        ),
-        (
-            r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"x","annotations":{"audience":["user"],"Audience":["assistant"]}}]}}"#,
-            "/result/content/0/annotations",
-        ),
-        (
-            r#"{"jsonrpc":"2.0","id":1,"result":{"messages":[{"role":"user","Role":"assistant","content":{"type":"text","text":"x"}}]}}"#,
-            "/result/messages/0",
-        ),
-    ] {
-        let r = err(text);
-        assert_eq!(r.error.code(), Code::DuplicateKey, "{text}");
-        assert_eq!(r.error.path(), path, "{text}");
-    }
-    // Past the 8-member switch of protocol objects, and whichever spelling comes first.
-    for before in [0, 7, 8, 40] {
-        let mut block = String::from(r#""Type":"image","#);
-        for i in 0..before {
-            let _ = write!(block, "\"m{i}\":{i},");
-        }
-        block.push_str(r#""type":"text","text":"x""#);
-        let text = format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"content":[{{{block}}}]}}}}"#);
-        let r = err(&text);
-        assert_eq!(r.error.code(), Code::DuplicateKey, "{text}");
-        assert!(r.error.to_string().contains("\"Type\""), "{}", r.error);
-    }
-}
-
-#[test]
-fn case_distinct_names_in_free_form_values_and_of_other_names_are_data() {
-    for text in [
-        // The tool's own arguments and structured output, `_meta`, error data.
-        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"name":"a","Name":"b","q":{"Text":1,"text":2}}}}"#,
-        r#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"structuredContent":{"id":3,"ID":4,"rows":[{"Type":"a","type":"b"}]}}}"#,
-        r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"x","_meta":{"Text":1,"text":2}}]}}"#,
-        r#"{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","data":{"Message":"a","message":"b"}}}"#,
-        // JSON Schemas: property names are the tool's.
-        r#"{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"t","inputSchema":{"type":"object","properties":{"name":{"type":"string"},"Name":{"type":"string"}}}}]}}"#,
-        // Names that are not protocol members.
-        r#"{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"x","Foo":1,"foo":2}]}}"#,
-    ] {
-        assert!(parse_frame(text.as_bytes(), 64).is_ok(), "{text}");
-    }
-    // A non-ASCII spelling that folds onto a protocol member stays refused in free-form
-    // values (Kelvin sign `K` + `ind`).
-    let r = err(
-        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"t\",\"arguments\":{\"\u{212a}ind\":1}}}",
-    );
-    assert_eq!(r.error.code(), Code::ConfusableMember);
-}
-
-#[test]
 fn fold_duplicates_between_ascii_and_non_ascii_names() {
     // A non-ASCII name that folds onto an earlier ASCII one (fullwidth `ｆｏｏ` onto
     // `Foo`) and an ASCII name after a non-ASCII one folding onto it, in `result`.
@@ -350,7 +279,7 @@ fn the_id_after_a_refused_member_name_is_still_recovered() {
             false,
         ),
         (
-            r#"{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"a","Text":"b"}]},"id":9}"#,
+            r#"{"jsonrpc":"2.0","result":{"content":[{"type":"text","text":"a","text":"b"}]},"id":9}"#,
             Some(json!(9)),
             false,
         ),

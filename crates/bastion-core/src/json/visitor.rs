@@ -4,7 +4,7 @@
 
 use super::Member;
 use super::ParseError;
-use super::fold::{PROTOCOL_MEMBERS, fold_key, protocol_member_for, protocol_member_index};
+use super::fold::{fold_key, protocol_member_for};
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 use std::borrow::Cow;
@@ -47,13 +47,8 @@ enum Level {
     Envelope,
     /// `params`, `result` or `error` of the envelope.
     Protocol,
-    /// Anything deeper (content blocks, descriptors, annotations, messages).
+    /// Anything deeper (arguments, schemas, content).
     Data,
-    /// Free-form values and everything inside them: `arguments`, `structuredContent`,
-    /// `_meta`, `data`, `experimental` and the JSON Schemas (`inputSchema`,
-    /// `outputSchema`, `requestedSchema`), whose member names are chosen by the tool,
-    /// the schema or the user rather than by MCP.
-    Opaque,
     /// Not a message at all (`parse_value`): exact duplicates only.
     Plain,
 }
@@ -170,9 +165,10 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
             return Err(self.fail(ParseError::Batch));
         }
         self.check_depth()?;
-        let level = match self.level {
-            Level::Plain | Level::Opaque => self.level,
-            Level::Envelope | Level::Protocol | Level::Data => Level::Data,
+        let level = if self.level == Level::Plain {
+            Level::Plain
+        } else {
+            Level::Data
         };
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
         loop {
@@ -195,24 +191,16 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
         // Folded forms of names whose fold differs from the name, mapped to that name;
         // `None` until the object needs it (see `key_error`).
         let mut folded_names: Option<HashMap<String, String>> = None;
-        // Deeper than `params`/`result`/`error`: the protocol members (by
-        // `protocol_member_index`) some spelling of which the object already holds.
-        let mut members_seen = MemberSet::default();
         while let Some(key) = access.next_key_seed(KeySeed)? {
             if self.level == Level::Envelope && key == "method" {
                 self.ctx.borrow_mut().method_seen = true;
             }
-            if let Some(error) = self.key_error(&key, &map, &mut folded_names, &mut members_seen) {
+            if let Some(error) = self.key_error(&key, &map, &mut folded_names) {
                 return Err(self.fail(error));
             }
             let child_level = match (self.level, key.as_ref()) {
                 (Level::Envelope, "params" | "result" | "error") => Level::Protocol,
-                (Level::Plain | Level::Opaque, _) => self.level,
-                (
-                    Level::Protocol | Level::Data,
-                    "arguments" | "structuredContent" | "_meta" | "data" | "experimental"
-                    | "inputSchema" | "outputSchema" | "requestedSchema",
-                ) => Level::Opaque,
+                (Level::Plain, _) => Level::Plain,
                 _ => Level::Data,
             };
             let value = match access.next_value_seed(self.child(child_level)) {
@@ -242,7 +230,6 @@ impl ValueSeed<'_> {
         key: &str,
         map: &Map<String, Value>,
         folded_names: &mut Option<HashMap<String, String>>,
-        members_seen: &mut MemberSet,
     ) -> Option<ParseError> {
         let dup = |earlier: &str| ParseError::DuplicateKey {
             path: String::new(),
@@ -256,32 +243,15 @@ impl ValueSeed<'_> {
         if self.level == Level::Plain {
             return None;
         }
-        if matches!(self.level, Level::Data | Level::Opaque) && key.is_ascii() {
-            if key.bytes().any(|b| b.is_ascii_control()) {
-                return Some(ParseError::ControlInMemberName {
+        if self.level == Level::Data && key.is_ascii() {
+            // Deeper than `params`/`result`/`error`, case-fold duplicates are data and
+            // only non-ASCII names are compared with the protocol members.
+            return key.bytes().any(|b| b.is_ascii_control()).then(|| {
+                ParseError::ControlInMemberName {
                     path: String::new(),
                     name: key.to_owned(),
-                });
-            }
-            // Deeper than `params`/`result`/`error`, names that differ only by case are
-            // data (`city`/`City`, and anything in free-form values), except two
-            // spellings of a protocol member in an object MCP defines: in a content
-            // block `{"text": .., "Text": ..}` or a descriptor `{"name": .., "Name": ..}`,
-            // a decoder that matches names ignoring case (Go's `encoding/json`) reads the
-            // later one, which is not what Bastion checked as `text` or `name`.
-            // (Non-ASCII names that fold onto a protocol member are refused below, in
-            // free-form values too.)
-            if self.level == Level::Data
-                && let Some(i) = protocol_member_index(key)
-                && !members_seen.insert(i)
-            {
-                let earlier = map
-                    .keys()
-                    .find(|earlier| earlier.eq_ignore_ascii_case(key))
-                    .map_or(key, String::as_str);
-                return Some(dup(earlier));
-            }
-            return None;
+                }
+            });
         }
         if key.chars().any(char::is_control) {
             // A NUL or other control in a member name: C-string decoders read
@@ -370,22 +340,6 @@ impl ValueSeed<'_> {
             }
         }
         None
-    }
-}
-
-/// A set of protocol members, by [`protocol_member_index`].
-#[derive(Default)]
-struct MemberSet(u128);
-
-const _: () = assert!(PROTOCOL_MEMBERS.len() <= 128, "MemberSet holds 128 members");
-
-impl MemberSet {
-    /// Adds member `i`; `false` when it was in the set already.
-    fn insert(&mut self, i: usize) -> bool {
-        let bit = 1u128 << i;
-        let new = self.0 & bit == 0;
-        self.0 |= bit;
-        new
     }
 }
 

@@ -45,13 +45,15 @@ pub fn sanitize_value(value: &mut Value) -> ValueOutcome {
     outcome
 }
 
-/// [`sanitize_value`] for a response's `result` object: the same, except that a string
-/// `requestState` member of `result` itself is relayed byte for byte (MCP 2026-07-28
-/// `InputRequiredResult`). Every other string is cleaned, a `requestState` deeper
-/// down or of another type included.
+/// [`sanitize_value`] for a response's `result` object: the same, except that in an
+/// `InputRequiredResult` (MCP 2026-07-28: `resultType` is `"input_required"`) a string
+/// `requestState` member of `result` itself is relayed byte for byte. Every other
+/// string is cleaned: a `requestState` deeper down, of another type, or in any other
+/// result included.
 pub fn sanitize_result(result: &mut Value) -> ValueOutcome {
+    let exempt = result.get("resultType").and_then(Value::as_str) == Some("input_required");
     let mut outcome = ValueOutcome::default();
-    walk(result, &mut outcome, true);
+    walk(result, &mut outcome, exempt);
     outcome
 }
 
@@ -105,6 +107,7 @@ mod tests {
     #[test]
     fn cleans_strings_and_names_everywhere_but_the_results_opaque_state() {
         let v = json!({
+            "resultType": "input_required",
             "serverInfo": {"name": "ev\u{1b}[2Jil", "version": "1\u{202e}0"},
             "_meta": {"note\u{200b}": "x\u{9b}2Jy", "requestState": "m\u{1b}[2Jm"},
             "requestState": "opaque\u{1b}state",
@@ -124,14 +127,22 @@ mod tests {
         assert!(o.codes.contains(&Code::TerminalEscape));
         // Anything that is not a result (a notification's params, error data) has no
         // opaque member at all.
-        let mut other = v;
+        let mut other = v.clone();
         sanitize_value(&mut other);
         assert_eq!(
             other["requestState"], "opaquetate",
             "ESC s is one escape sequence"
         );
+        // Nor has a result of another kind.
+        let mut complete = v;
+        complete["resultType"] = json!("complete");
+        sanitize_result(&mut complete);
+        assert_eq!(complete["requestState"], "opaquetate");
+        let mut legacy = json!({"content": [], "requestState": "a\u{1b}[2Jb"});
+        sanitize_result(&mut legacy);
+        assert_eq!(legacy["requestState"], "ab");
         // Nor is a `requestState` that is not a string.
-        let mut odd = json!({"requestState": {"x": "a\u{1b}[2Jb"}});
+        let mut odd = json!({"resultType": "input_required", "requestState": {"x": "a\u{1b}[2Jb"}});
         sanitize_result(&mut odd);
         assert_eq!(odd["requestState"]["x"], "ab");
     }

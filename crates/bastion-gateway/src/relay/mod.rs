@@ -150,13 +150,20 @@ impl State {
     /// `strict` pinning, or was revoked).
     fn withheld_reason(&self, method: &str, target: &str) -> Option<&'static str> {
         let list = guarded_list(method)?;
-        let resource;
-        let key: &str = if list == "resources" {
-            resource = uri::resource_key(target);
-            &resource
-        } else {
-            target
-        };
+        if list != "resources" {
+            return self.withheld_key(list, target, target);
+        }
+        // A resource URI with an encoded `/` or `\` has a second identity (the servers
+        // that decode it): refused under either.
+        self.withheld_key(list, &uri::resource_key(target), target)
+            .or_else(|| {
+                uri::separator_decoded_key(target)
+                    .and_then(|key| self.withheld_key(list, &key, target))
+            })
+    }
+
+    /// [`State::withheld_reason`] for the key `key` of `target` in list `list`.
+    fn withheld_key(&self, list: &str, key: &str, target: &str) -> Option<&'static str> {
         let in_template = |prefixes: &[String]| {
             list == "resources"
                 && prefixes

@@ -58,6 +58,26 @@ impl Relay {
         }
     }
 
+    /// The server's answer (result or error) to the host request `raw_id` does not match
+    /// the MCP schema: audited as `ev` with reason `upstream_message_rejected`, and the
+    /// host gets that error instead.
+    async fn refuse_malformed_answer(&self, ev: Ev, raw_id: &Value, e: &methods::StructureError) {
+        let ev = ev
+            .reason("upstream_message_rejected")
+            .code(Code::MalformedMessage);
+        self.audit.record(ev.0).await;
+        let message = format!("The server's answer was refused by mcp-bastion: {e}");
+        let extra = json!({"finding": Code::MalformedMessage.as_str()});
+        self.answer_host(
+            Some(raw_id),
+            codes::UPSTREAM_REJECTED,
+            &message,
+            "upstream_message_rejected",
+            extra,
+        )
+        .await;
+    }
+
     /// A server frame failed the limits, the strict parse or the envelope checks: it is
     /// dropped. If it was an answer (no `method`), the request it answers — by recovered
     /// id, or the only one pending — gets an error at once; if it was a server request,
@@ -156,20 +176,8 @@ impl Relay {
                     .await;
                 return;
             }
-            let e2 = ev(Verdict::Block)
-                .reason("upstream_message_rejected")
-                .code(Code::MalformedMessage);
-            self.audit.record(e2.0).await;
-            let message = format!("The server's answer was refused by mcp-bastion: {e}");
-            let extra = json!({"finding": Code::MalformedMessage.as_str()});
-            self.answer_host(
-                Some(&req.raw_id),
-                codes::UPSTREAM_REJECTED,
-                &message,
-                "upstream_message_rejected",
-                extra,
-            )
-            .await;
+            self.refuse_malformed_answer(ev(Verdict::Block), &req.raw_id, &e)
+                .await;
             return;
         }
         // 2026-07-28: the server asks the host for input inside the result.
@@ -462,6 +470,17 @@ impl Relay {
         if let Some(r) = &req {
             if let Some(d) = &r.requirement {
                 self.finish_retry(d);
+            }
+            if let Err(e) = map
+                .member("error")
+                .map_or(Ok(()), |error| methods::check_error(&r.method, error))
+            {
+                let ev = Ev::new(S2H, "error", Verdict::Block, frame.len())
+                    .method(&r.method)
+                    .target(r.target.as_deref())
+                    .id(&r.raw_id);
+                self.refuse_malformed_answer(ev, &r.raw_id, &e).await;
+                return;
             }
             if map
                 .member("error")
