@@ -120,6 +120,16 @@ fn bench_small_exchange(c: &mut Criterion) {
     group.bench_function("answer_pipeline", |b| {
         b.iter(|| pipeline(black_box(answer.as_bytes()), &opts));
     });
+    // The audit work of the answer, after it is forwarded: the instruction scan of its
+    // text and the SHA-256 of the frame.
+    let map = json::parse_frame(answer.as_bytes(), 64).unwrap();
+    let result = map["result"].clone();
+    group.bench_function("answer_audit_scan", |b| {
+        b.iter(|| injection_findings("tools/call", black_box(&result), &opts).len());
+    });
+    group.bench_function("answer_audit_digest", |b| {
+        b.iter(|| bastion_core::pins::sha256_hex(black_box(answer.as_bytes())).len());
+    });
     group.finish();
 }
 

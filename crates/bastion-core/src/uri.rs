@@ -19,18 +19,19 @@ pub fn resource_key(uri: &str) -> String {
 }
 
 /// A second identity of `uri` for the withheld checks, when its path holds an encoded
-/// `/` or `\` (`%2F`, `%5C`): the key of the URI with those decoded to `/` and runs of
-/// `/` in the path made one. Many servers decode the whole path before using it
-/// (`file:///logs%2Ftoday` read as `/logs/today`, `file:///%2Fsecret.txt` as
-/// `//secret.txt`), so a withheld resource is refused under either identity. `None`
-/// when there is no such escape or `uri` does not parse.
+/// `/` or `\` (`%2F`, `%5C`): the key of the URI with those decoded to `/` in the path
+/// (not in the host or query) and runs of `/` in the path made one. Many servers decode
+/// the whole path before using it (`file:///logs%2Ftoday` read as `/logs/today`,
+/// `file:///%2Fsecret.txt` as `//secret.txt`), so a withheld resource is refused under
+/// either identity. `None` when the path has no such escape or `uri` does not parse.
 pub fn separator_decoded_key(uri: &str) -> Option<String> {
-    let lower = uri.to_ascii_lowercase();
+    let mut u = normalized(Url::parse(uri).ok()?);
+    let lower = u.path().to_ascii_lowercase();
     if !lower.contains("%2f") && !lower.contains("%5c") {
         return None;
     }
-    let mut decoded = String::with_capacity(uri.len());
-    let mut rest = uri;
+    let mut decoded = String::with_capacity(u.path().len());
+    let mut rest = u.path();
     while let Some(i) = rest.find('%') {
         decoded.push_str(&rest[..i]);
         let esc = rest.get(i..i + 3).unwrap_or("");
@@ -43,15 +44,15 @@ pub fn separator_decoded_key(uri: &str) -> Option<String> {
         }
     }
     decoded.push_str(rest);
-    let mut u = normalized(Url::parse(&decoded).ok()?);
-    let mut path = String::with_capacity(u.path().len());
-    for c in u.path().chars() {
+    let mut path = String::with_capacity(decoded.len());
+    for c in decoded.chars() {
         if !(c == '/' && path.ends_with('/')) {
             path.push(c);
         }
     }
+    // Setting the path resolves the `..` and `.` segments the decoding revealed.
     u.set_path(&path);
-    Some(u.into())
+    Some(normalized(u).into())
 }
 
 /// `u` without fragment or empty query, its host (of a scheme the URL Standard does not
@@ -62,7 +63,9 @@ fn normalized(mut u: Url) -> Url {
     if let Some(host) = u.host_str()
         && matches!(u.host(), Some(url::Host::Domain(_)))
     {
-        let lower = normalize_percent(&host.to_ascii_lowercase()).into_owned();
+        // Decoded first (`%4E` is `N`), then lowercased, then the remaining escapes in
+        // uppercase hex again.
+        let lower = normalize_percent(&normalize_percent(host).to_ascii_lowercase()).into_owned();
         if lower != host {
             let _ = u.set_host(Some(&lower));
         }
@@ -193,6 +196,10 @@ mod tests {
         assert_eq!(resource_key("memo://NOTES/secret"), "memo://notes/secret");
         assert_eq!(resource_key("memo://not%65s/secret"), "memo://notes/secret");
         assert_eq!(resource_key("memo://N%C3%A9/x"), "memo://n%C3%A9/x");
+        assert_eq!(
+            resource_key("memo://%4E%4F%54%45%53/secret"),
+            "memo://notes/secret"
+        );
         // A lone or broken escape is left as it is.
         assert_eq!(resource_key("memo://x/%"), "memo://x/%");
         assert_eq!(resource_key("memo://x/%4"), "memo://x/%4");
@@ -223,11 +230,17 @@ mod tests {
             separator_decoded_key("file:///a%5Cb%2F%2F%2Fc").as_deref(),
             Some("file:///a/b/c")
         );
-        // Other escapes stay (and are normalized as in the first key).
+        // Other escapes stay (and are normalized as in the first key); the host and the
+        // query are not decoded.
         assert_eq!(
             separator_decoded_key("memo://h/a%2Fb%41%25").as_deref(),
             Some("memo://h/a/bA%25")
         );
+        assert_eq!(
+            separator_decoded_key("repo://octo%2Fhello/x%2Fy?q=%2F").as_deref(),
+            Some("repo://octo%2Fhello/x/y?q=%2F")
+        );
+        assert_eq!(separator_decoded_key("repo://octo%2Fhello/README.md"), None);
         assert_eq!(separator_decoded_key("%2F"), None);
     }
 

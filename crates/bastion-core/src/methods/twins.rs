@@ -1,7 +1,7 @@
 //! Twin member names in the objects MCP defines below `params`/`result`/`error`: two
 //! names of one content block, descriptor, annotations object, message, icon or
-//! elicitation that differ only by case or Unicode case folding (`text`/`Text`,
-//! `destructiveHint`/`DestructiveHint`).
+//! elicitation that differ only by case (`text`/`Text`, `destructiveHint`/
+//! `DestructiveHint`, `key` and KELVIN SIGN + `ey`).
 //!
 //! The strict parser refuses such twins in the envelope and in `params`/`result`/`error`
 //! ([`crate::json`]). Deeper it cannot tell an MCP object from data: a tool's
@@ -17,7 +17,6 @@
 //! `outputSchema`, `requestedSchema`, `structuredContent`, a `tool_use` block's `input`,
 //! `experimental` and `extensions` capabilities.
 
-use crate::json::fold_key;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -52,34 +51,44 @@ impl std::fmt::Display for Twin {
 /// Objects with more members than this are checked through an index of folded names.
 const SCAN_MEMBERS: usize = 16;
 
-/// The fold two names are compared by: ASCII lowercase for ASCII names, NFKC and
-/// Unicode case folding otherwise ([`fold_key`]).
+/// The fold two names are compared by: each character mapped through its uppercase and
+/// then its lowercase form where each is one character (`K` KELVIN SIGN to `k`, `ſ` to
+/// `s`, `A` to `a`), which is what decoders that ignore case compare (Go's
+/// `strings.EqualFold`, simple case folding); `ß` stays `ß`, accents stay.
 fn fold(name: &str) -> Cow<'_, str> {
     if name.is_ascii() {
-        if name.bytes().any(|b| b.is_ascii_uppercase()) {
+        return if name.bytes().any(|b| b.is_ascii_uppercase()) {
             Cow::Owned(name.to_ascii_lowercase())
         } else {
             Cow::Borrowed(name)
-        }
-    } else {
-        fold_key(name)
+        };
+    }
+    Cow::Owned(
+        name.chars()
+            .map(|c| {
+                let up = single(c.to_uppercase(), c);
+                single(up.to_lowercase(), up)
+            })
+            .collect(),
+    )
+}
+
+/// The one character `mapped` yields, or `c` when it yields more (`ß` to `SS`).
+fn single(mut mapped: impl Iterator<Item = char>, c: char) -> char {
+    match (mapped.next(), mapped.next()) {
+        (Some(m), None) => m,
+        _ => c,
     }
 }
 
-/// The first pair of twin names of `map` (earlier, later), in member order.
+/// The first pair of twin names of `map` (earlier, later), in member order. Each name is
+/// folded once.
 fn twins_in(map: &Map<String, Value>) -> Option<(&str, &str)> {
     if map.len() <= SCAN_MEMBERS {
-        let names: Vec<&String> = map.keys().collect();
-        for (i, later) in names.iter().enumerate() {
-            for earlier in &names[..i] {
-                let same = if earlier.is_ascii() && later.is_ascii() {
-                    earlier.eq_ignore_ascii_case(later)
-                } else {
-                    fold(earlier) == fold(later)
-                };
-                if same {
-                    return Some((earlier, later));
-                }
+        let folded: Vec<(Cow<'_, str>, &str)> = map.keys().map(|k| (fold(k), k.as_str())).collect();
+        for (i, (later, name)) in folded.iter().enumerate() {
+            if let Some((_, earlier)) = folded[..i].iter().find(|(f, _)| f == later) {
+                return Some((earlier, name));
             }
         }
         return None;
@@ -193,17 +202,25 @@ impl<'v> Walk<'v> {
             w.member(r, "annotations", Self::object)
         })?;
         self.member(v, "icons", Self::icons)?;
-        self.member(v, "content", |w, c| w.each(c, Self::block))
+        // A sampling tool result carries blocks itself; other blocks' extra members are
+        // the server's own.
+        if v.get("type").and_then(Value::as_str) == Some("tool_result") {
+            self.member(v, "content", |w, c| w.each(c, Self::block))?;
+        }
+        Ok(())
     }
 
-    /// A tool, prompt, resource or resource template descriptor.
+    /// A tool, resource or resource template descriptor.
     fn descriptor(&mut self, v: &'v Value) -> Found {
         self.object(v)?;
         self.member(v, "annotations", Self::object)?;
         self.member(v, "icons", Self::icons)?;
-        self.member(v, "execution", Self::object)?;
-        // A prompt's arguments are an array of PromptArgument objects (a tool call's
-        // `arguments` object is data and never reaches here).
+        self.member(v, "execution", Self::object)
+    }
+
+    /// A prompt descriptor and its `PromptArgument`s.
+    fn prompt(&mut self, v: &'v Value) -> Found {
+        self.descriptor(v)?;
         self.member(v, "arguments", |w, a| {
             if a.is_array() {
                 w.each(a, Self::object)
@@ -225,18 +242,13 @@ impl<'v> Walk<'v> {
         self.member(v, "icons", Self::icons)
     }
 
-    /// `capabilities`: the object and each capability object but the free-form ones.
+    /// `capabilities`: the object, and the list capabilities whose `listChanged` Bastion
+    /// reads and rewrites (the others, `logging` and `completions` among them, are
+    /// free-form objects in the schema).
     fn capabilities(&mut self, v: &'v Value) -> Found {
         self.object(v)?;
-        let Some(map) = v.as_object() else {
-            return Ok(());
-        };
-        for (k, cap) in map {
-            if k != "experimental" && k != "extensions" {
-                self.path.push(Step::Key(k));
-                self.object(cap)?;
-                self.path.pop();
-            }
+        for cap in ["tools", "prompts", "resources"] {
+            self.member(v, cap, Self::object)?;
         }
         Ok(())
     }
@@ -244,10 +256,23 @@ impl<'v> Walk<'v> {
     /// `sampling/createMessage` params.
     fn sampling(&mut self, v: &'v Value) -> Found {
         self.member(v, "messages", |w, m| w.each(m, Self::message))?;
+        self.member(v, "tools", |w, t| w.each(t, Self::descriptor))?;
+        self.member(v, "toolChoice", Self::object)?;
         self.member(v, "modelPreferences", |w, p| {
             w.object(p)?;
             w.member(p, "hints", |w, h| w.each(h, Self::object))
         })
+    }
+
+    /// A result the host answers a server request with (2026-07-28 `inputResponses`
+    /// values): the object, and the blocks of a sampling result or the roots of a roots
+    /// result; an elicitation answer's `content` is the user's data.
+    fn answer(&mut self, v: &'v Value) -> Found {
+        self.object(v)?;
+        if v.get("action").is_none() {
+            self.member(v, "content", |w, c| w.each(c, Self::block))?;
+        }
+        self.member(v, "roots", |w, r| w.each(r, Self::object))
     }
 
     /// 2026-07-28 `inputRequests`: server requests by the server's keys.
@@ -266,21 +291,28 @@ impl<'v> Walk<'v> {
 pub(super) fn in_result(method: &str, result: &Value) -> Option<Twin> {
     let mut w = Walk { path: Vec::new() };
     let found = (|| {
-        w.member(result, "inputRequests", Walk::input_requests)?;
+        if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+            return w.member(result, "inputRequests", Walk::input_requests);
+        }
+        // A task-augmented call's CreateTaskResult (2025-11-25 tasks).
+        w.member(result, "task", Walk::object)?;
         match method {
             "initialize" | "server/discover" => {
                 w.member(result, "serverInfo", Walk::implementation)?;
                 w.member(result, "capabilities", Walk::capabilities)
             }
             "tools/list" => w.member(result, "tools", |w, t| w.each(t, Walk::descriptor)),
-            "prompts/list" => w.member(result, "prompts", |w, t| w.each(t, Walk::descriptor)),
+            "prompts/list" => w.member(result, "prompts", |w, t| w.each(t, Walk::prompt)),
             "resources/list" => w.member(result, "resources", |w, t| w.each(t, Walk::descriptor)),
             "resources/templates/list" => w.member(result, "resourceTemplates", |w, t| {
                 w.each(t, Walk::descriptor)
             }),
-            "tools/call" | "sampling/createMessage" => {
+            // `tasks/result` answers with the result of the task's request.
+            "tools/call" | "sampling/createMessage" | "tasks/result" => {
                 w.member(result, "content", |w, c| w.each(c, Walk::block))
             }
+            "tasks/list" => w.member(result, "tasks", |w, t| w.each(t, Walk::object)),
+            "roots/list" => w.member(result, "roots", |w, r| w.each(r, Walk::object)),
             "prompts/get" => w.member(result, "messages", |w, m| w.each(m, Walk::message)),
             "resources/read" => w.member(result, "contents", |w, c| w.each(c, Walk::object)),
             "completion/complete" => w.member(result, "completion", Walk::object),
@@ -304,7 +336,11 @@ pub(super) fn in_params(method: &str, params: &Value) -> Option<Twin> {
         // 2026-07-28 retry: the host's answers by the server's keys (an elicitation
         // answer's `content` is the user's data and is not entered).
         "tools/call" | "prompts/get" | "resources/read" => {
-            w.member(params, "inputResponses", |w, r| w.values(r, Walk::object))
+            w.member(params, "inputResponses", |w, r| w.values(r, Walk::answer))
+        }
+        "completion/complete" => {
+            w.member(params, "ref", Walk::object)?;
+            w.member(params, "argument", Walk::object)
         }
         _ => Ok(()),
     })();
@@ -320,8 +356,8 @@ pub(super) fn in_error(error: &Value) -> Option<Twin> {
         return None;
     }
     let mut w = Walk { path: Vec::new() };
+    // `data` itself is open (`[key: string]: unknown`); its elicitations are not.
     w.member(error, "data", |w, d| {
-        w.object(d)?;
         w.member(d, "elicitations", |w, e| w.each(e, Walk::object))
     })
     .err()
@@ -411,11 +447,31 @@ mod tests {
                 json!({"role": "assistant", "model": "m", "content": [{"type": "tool_result", "toolUseId": "u", "content": [{"type": "text", "text": "a", "Text": "b"}]}]}),
                 s("text", "Text", "/content/0/content/0"),
             ),
-            // Fullwidth letters fold onto ASCII (NFKC).
+            // KELVIN SIGN is `k` to a decoder that ignores case.
             (
                 "tools/call",
-                json!({"content": [{"type": "text", "text": "a", "\u{ff54}\u{ff45}\u{ff58}\u{ff54}": "b"}]}),
-                s("text", "\u{ff54}\u{ff45}\u{ff58}\u{ff54}", "/content/0"),
+                json!({"content": [{"type": "text", "text": "a", "key": 1, "\u{212a}ey": 2}]}),
+                s("key", "\u{212a}ey", "/content/0"),
+            ),
+            (
+                "tasks/result",
+                json!({"content": [{"type": "text", "text": "a", "Text": "b"}]}),
+                s("text", "Text", "/content/0"),
+            ),
+            (
+                "tasks/list",
+                json!({"tasks": [{"taskId": "t", "status": "working", "statusMessage": "a", "StatusMessage": "b"}]}),
+                s("statusMessage", "StatusMessage", "/tasks/0"),
+            ),
+            (
+                "tools/call",
+                json!({"task": {"taskId": "t", "status": "working", "TaskId": "u"}}),
+                s("taskId", "TaskId", "/task"),
+            ),
+            (
+                "roots/list",
+                json!({"roots": [{"uri": "file:///a", "URI": "file:///"}]}),
+                s("uri", "URI", "/roots/0"),
             ),
         ] {
             assert_eq!(twin_of_result(method, &result), want, "{method}: {result}");
@@ -449,6 +505,31 @@ mod tests {
         )
         .unwrap();
         assert_eq!((t.path.as_str(), t.name.as_str()), ("/messages/0", "Role"));
+        for (method, params, path) in [
+            (
+                "sampling/createMessage",
+                json!({"maxTokens": 5, "messages": [], "tools": [{"name": "t", "Name": "u", "inputSchema": {}}]}),
+                "/tools/0",
+            ),
+            (
+                "sampling/createMessage",
+                json!({"maxTokens": 5, "messages": [], "toolChoice": {"mode": "auto", "Mode": "none"}}),
+                "/toolChoice",
+            ),
+            (
+                "completion/complete",
+                json!({"ref": {"type": "ref/resource", "uri": "file:///a", "URI": "file:///b"}, "argument": {"name": "n", "value": "v"}}),
+                "/ref",
+            ),
+            (
+                "tools/call",
+                json!({"name": "t", "inputResponses": {"k": {"role": "assistant", "model": "m", "content": {"type": "text", "text": "a", "Text": "b"}}}}),
+                "/inputResponses/k/content",
+            ),
+        ] {
+            let t = in_params(method, &params).unwrap_or_else(|| panic!("{params}"));
+            assert_eq!(t.path, path, "{params}");
+        }
         let t = in_params(
             "initialize",
             &json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "c", "NAME": "d", "version": "1"}}),
@@ -499,6 +580,29 @@ mod tests {
                 json!({"protocolVersion": "2025-11-25", "capabilities": {"experimental": {"x": {"a": 1, "A": 2}}, "extensions": {"io.x/ui": {"mode": "a", "Mode": "b"}}}, "serverInfo": {"name": "s", "version": "1"}}),
             ),
             ("acme/custom", json!({"o": {"name": "a", "Name": "b"}})),
+            // Free-form capabilities, vendor members of blocks and descriptors, an
+            // `inputRequests` outside an input_required result.
+            (
+                "initialize",
+                json!({"capabilities": {"logging": {"a": 1, "A": 2}, "completions": {"x": 1, "X": 2}}, "serverInfo": {"name": "s", "version": "1"}}),
+            ),
+            (
+                "tools/call",
+                json!({"content": [{"type": "text", "text": "a", "content": {"n": 1, "N": 2}}]}),
+            ),
+            (
+                "tools/list",
+                json!({"tools": [{"name": "t", "inputSchema": {}, "arguments": [{"k": 1, "K": 2}]}]}),
+            ),
+            (
+                "tools/call",
+                json!({"content": [], "inputRequests": {"k": {"method": "x", "M": 1, "m": 2}}}),
+            ),
+            // Names that differ by more than case: accents, sharp s.
+            (
+                "tools/call",
+                json!({"content": [{"type": "text", "text": "a", "x-caf\u{e9}": 1, "x-cafe": 2, "ma\u{df}e": 3, "masse": 4}]}),
+            ),
             (
                 "prompts/list",
                 json!({"prompts": [{"name": "p", "arguments": [{"name": "a"}, {"name": "A"}]}]}),
@@ -523,9 +627,16 @@ mod tests {
         ] {
             assert_eq!(in_params(method, &params), None, "{method}: {params}");
         }
-        // Error data other than a URL elicitation's is the server's own.
+        // Error data other than a URL elicitation's is the server's own, and so is the
+        // rest of a URL elicitation error's data.
         assert_eq!(
             in_error(&json!({"code": -32000, "message": "m", "data": {"url": "a", "URL": "b"}})),
+            None
+        );
+        assert_eq!(
+            in_error(
+                &json!({"code": -32042, "message": "m", "data": {"elicitations": [], "x": 1, "X": 2}})
+            ),
             None
         );
     }

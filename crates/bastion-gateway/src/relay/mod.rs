@@ -151,19 +151,22 @@ impl State {
     fn withheld_reason(&self, method: &str, target: &str) -> Option<&'static str> {
         let list = guarded_list(method)?;
         if list != "resources" {
-            return self.withheld_key(list, target, target);
+            return self.withheld_key(list, target, Some(target));
         }
-        // A resource URI with an encoded `/` or `\` has a second identity (the servers
-        // that decode it): refused under either.
-        self.withheld_key(list, &uri::resource_key(target), target)
+        // A resource URI with an encoded `/` or `\` in its path has a second identity
+        // (the servers that decode it): refused when withheld or pending under either.
+        // The contract is an allow-list of the URIs as listed, so only the first
+        // identity is looked up there (`repo://octo/hello%2Fx` listed is readable).
+        self.withheld_key(list, &uri::resource_key(target), Some(target))
             .or_else(|| {
                 uri::separator_decoded_key(target)
-                    .and_then(|key| self.withheld_key(list, &key, target))
+                    .and_then(|key| self.withheld_key(list, &key, None))
             })
     }
 
-    /// [`State::withheld_reason`] for the key `key` of `target` in list `list`.
-    fn withheld_key(&self, list: &str, key: &str, target: &str) -> Option<&'static str> {
+    /// [`State::withheld_reason`] for the key `key` of a target in list `list`; the
+    /// contract is consulted when `target` (the target as sent) is given.
+    fn withheld_key(&self, list: &str, key: &str, target: Option<&str>) -> Option<&'static str> {
         let in_template = |prefixes: &[String]| {
             list == "resources"
                 && prefixes
@@ -175,7 +178,9 @@ impl State {
         {
             return Some("blocked_descriptor");
         }
-        if self.contract_refuses(list, key, target) {
+        if let Some(target) = target
+            && self.contract_refuses(list, key, target)
+        {
             return Some(contract::CONTRACT_MISMATCH);
         }
         if self
