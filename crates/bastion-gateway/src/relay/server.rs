@@ -459,7 +459,17 @@ impl Relay {
             self.own_page_failed(r, "upstream_error", frame.len()).await;
             return;
         }
-        if id.is_some() && req.is_none() {
+        // A null id answers no request. JSON-RPC 2.0 §5.1 allows it for the two errors
+        // where the request's id could not be read (-32700, -32600), which are passed on
+        // as the server's report; any other (a URL elicitation error, -32042, that no
+        // request would have it reviewed) is dropped like an unknown id.
+        let unreadable_request = matches!(
+            map.member("error")
+                .and_then(|e| e.member("code"))
+                .and_then(Value::as_i64),
+            Some(codes::PARSE_ERROR | codes::INVALID_REQUEST)
+        );
+        if req.is_none() && (id.is_some() || !unreadable_request) {
             let ev = Ev::new(S2H, "error", Verdict::Block, frame.len()).id(&raw_id);
             self.audit
                 .record(ev.reason(Code::UnknownResponseId.as_str()).0)

@@ -1,0 +1,140 @@
+//! Hostile-review mends of the stdio relay, against `tests/servers/hostile_server.py`:
+//! Bastion's own error messages quote nothing a terminal would act on; `requestState`
+//! is opaque only at the top of an `input_required` result; two spellings of one member
+//! in an MCP object are refused; a refused answer is matched to its request by an id
+//! after the refused member; server request ids are capped.
+
+use super::{Host, hostile, reason};
+use bastion_core::Limits;
+use bastion_store::AuditQuery;
+use serde_json::{Value, json};
+use std::time::Duration;
+
+/// What a terminal or a reader would not see as itself: escapes, bidi, tags, C1.
+fn hidden_or_control(s: &str) -> bool {
+    s.chars().any(|c| {
+        c.is_control() && !matches!(c, '\t' | '\n' | '\r')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{e0000}'..='\u{e007f}')
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bastions_own_error_messages_never_echo_what_the_server_hid() {
+    let mut h = Host::start(hostile(), Limits::default()).await;
+    h.init().await;
+    // The typed view refuses the block's `type` and its report quotes the value.
+    let r = h.call("bad_variant", json!({})).await;
+    assert_eq!(reason(&r), "upstream_message_rejected", "{r}");
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(!hidden_or_control(message), "{message:?}");
+    assert!(message.contains("<U+001B>]52;c;"), "{message:?}");
+    assert!(!hidden_or_control(&r["error"]["data"].to_string()), "{r}");
+    h.assert_still_serving().await;
+    h.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn request_state_is_opaque_only_at_the_top_of_a_result() {
+    let mut h = Host::start(hostile(), Limits::default()).await;
+    h.init().await;
+    let id = h.send_call("state_escape").await;
+    let note = h.recv().await;
+    assert_eq!(note["method"], "notifications/message", "{note}");
+    assert_eq!(note["params"]["data"]["requestState"], "nn", "{note}");
+    let r = h.recv().await;
+    assert_eq!(r["id"], id, "{r}");
+    assert!(!hidden_or_control(&r.to_string()), "{r}");
+    assert!(
+        !hidden_or_control(r["result"]["content"][0]["requestState"].as_str().unwrap()),
+        "{r}"
+    );
+    assert!(
+        !hidden_or_control(r["result"]["_meta"]["requestState"].as_str().unwrap()),
+        "{r}"
+    );
+    h.assert_still_serving().await;
+    h.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_spellings_of_one_member_are_refused_in_mcp_objects() {
+    let mut h = Host::start(hostile(), Limits::default()).await;
+    h.init().await;
+    let r = h.call("case_text", json!({})).await;
+    assert_eq!(reason(&r), "upstream_message_rejected", "{r}");
+    assert!(!r.to_string().contains("onerror"), "{r}");
+    // A URL elicitation (-32042) whose `URL` is not the reviewed `url`.
+    let r = h.call("url_twin", json!({})).await;
+    assert_eq!(reason(&r), "upstream_message_rejected", "{r}");
+    assert!(!r.to_string().contains("evil.example"), "{r}");
+    h.assert_still_serving().await;
+    let (_, store) = h.finish().await;
+    let events = store.audit_events(&AuditQuery::default()).await.unwrap();
+    assert!(
+        events
+            .iter()
+            .any(|e| e.codes.iter().any(|c| c == "malformed_message")),
+        "{events:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_answer_whose_id_comes_last_still_answers_at_once() {
+    // Two requests wait: the sole-pending rule cannot say which one the refused frame
+    // answered, its id (after the duplicate member) does.
+    let mut h = Host::start(hostile(), Limits::default()).await;
+    h.init().await;
+    h.send_raw(r#"{"jsonrpc":"2.0","id":"s","method":"tools/call","params":{"name":"silent","arguments":{}}}"#)
+        .await;
+    let started = std::time::Instant::now();
+    let r = h.call("late_id", json!({})).await;
+    assert_eq!(reason(&r), "upstream_message_rejected", "{r}");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "after {:?}",
+        started.elapsed()
+    );
+    h.assert_still_serving().await;
+    h.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_request_ids_are_capped_like_the_hosts() {
+    let mut h = Host::start(hostile(), Limits::default()).await;
+    h.init().await;
+    let id = h.send_call("big_id").await;
+    // The host gets the answer, never the ping with the 5,000-byte id.
+    assert_eq!(h.recv_text(id).await, "sent");
+    let replies = h.call("replies", json!({})).await;
+    let replies: Value =
+        serde_json::from_str(replies["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+    let refusal = &replies[0];
+    assert_eq!(refusal["id"], Value::Null, "{replies}");
+    assert_eq!(refusal["error"]["code"], -32600, "{replies}");
+    assert!(refusal.to_string().len() < 1000, "{replies}");
+    h.assert_still_serving().await;
+    h.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_null_id_error_reaches_the_host_only_when_it_reports_an_unreadable_request() {
+    // JSON-RPC 2.0 §5.1: a null id only in -32700/-32600 errors. A URL elicitation
+    // error with a null id answers no request, so nothing would have it reviewed.
+    let mut h = Host::start(hostile(), Limits::default()).await;
+    h.init().await;
+    let id = h.send_call("null_id").await;
+    let parse = h.recv().await;
+    assert_eq!(parse["id"], Value::Null, "{parse}");
+    assert_eq!(parse["error"]["code"], -32700, "{parse}");
+    assert_eq!(h.recv_text(id).await, "after the null ids");
+    h.assert_still_serving().await;
+    let (_, store) = h.finish().await;
+    let events = store.audit_events(&AuditQuery::default()).await.unwrap();
+    assert!(
+        events
+            .iter()
+            .any(|e| e.reason.as_deref() == Some("unknown_response_id")
+                && e.message_kind.as_deref() == Some("error")),
+        "{events:?}"
+    );
+}
