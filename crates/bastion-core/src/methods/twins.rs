@@ -30,21 +30,32 @@ pub(super) struct Twin {
     pub(super) earlier: String,
     /// The name that came later.
     pub(super) name: String,
+    /// `earlier` is not in the object: `name` is another spelling of that member.
+    pub(super) lone: bool,
 }
 
 impl std::fmt::Display for Twin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "the object at {} has members {:?} and {:?}, which differ only by case",
-            if self.path.is_empty() {
-                "/"
-            } else {
-                &self.path
-            },
+        let path = if self.path.is_empty() {
+            "/"
+        } else {
+            &self.path
+        };
+        let (earlier, name) = (
             crate::unicode::escape_for_display(&self.earlier),
             crate::unicode::escape_for_display(&self.name),
-        )
+        );
+        if self.lone {
+            write!(
+                f,
+                "the object at {path} spells the member {earlier:?} as {name:?}"
+            )
+        } else {
+            write!(
+                f,
+                "the object at {path} has members {earlier:?} and {name:?}, which differ only by case"
+            )
+        }
     }
 }
 
@@ -138,6 +149,7 @@ impl<'v> Walk<'v> {
                 path: self.pointer(),
                 earlier: earlier.to_owned(),
                 name: name.to_owned(),
+                lone: false,
             }),
         }
     }
@@ -356,8 +368,23 @@ pub(super) fn in_error(error: &Value) -> Option<Twin> {
         return None;
     }
     let mut w = Walk { path: Vec::new() };
-    // `data` itself is open (`[key: string]: unknown`); its elicitations are not.
+    // `data` itself is open (`[key: string]: unknown`); its elicitations are not, and
+    // no other spelling of `elicitations` may stand beside or instead of it (Bastion
+    // reviews `elicitations`; a host ignoring case could open the URLs of
+    // `Elicitations`).
     w.member(error, "data", |w, d| {
+        if let Some(map) = d.as_object()
+            && let Some(other) = map
+                .keys()
+                .find(|k| k.as_str() != "elicitations" && fold(k) == "elicitations")
+        {
+            return Err(Twin {
+                path: w.pointer(),
+                earlier: "elicitations".to_owned(),
+                name: other.clone(),
+                lone: !map.contains_key("elicitations"),
+            });
+        }
         w.member(d, "elicitations", |w, e| w.each(e, Walk::object))
     })
     .err()

@@ -274,4 +274,25 @@ fn data_members_may_hold_names_that_differ_only_by_case() {
         ),
         None
     );
+    // But not another spelling of `elicitations`, beside it or alone: Bastion reviews
+    // `elicitations` only.
+    for data in [
+        json!({"elicitations": [], "Elicitations": [{"mode": "url", "url": "https://evil.example/"}]}),
+        json!({"ELICITATIONS": [{"mode": "url", "url": "https://evil.example/"}]}),
+    ] {
+        let t = in_error(&json!({"code": -32042, "message": "m", "data": data})).unwrap();
+        assert_eq!(
+            (t.path.as_str(), t.earlier.as_str()),
+            ("/data", "elicitations")
+        );
+        let shown = t.to_string();
+        if t.lone {
+            assert!(
+                shown.contains("spells the member \"elicitations\" as \"ELICITATIONS\""),
+                "{shown}"
+            );
+        } else {
+            assert!(shown.contains("which differ only by case"), "{shown}");
+        }
+    }
 }
