@@ -26,24 +26,13 @@ pub fn resource_key(uri: &str) -> String {
 /// either identity. `None` when the path has no such escape or `uri` does not parse.
 pub fn separator_decoded_key(uri: &str) -> Option<String> {
     let mut u = normalized(Url::parse(uri).ok()?);
-    let lower = u.path().to_ascii_lowercase();
-    if !lower.contains("%2f") && !lower.contains("%5c") {
+    // The other escapes are uppercase already: the path changes only where a separator
+    // is decoded.
+    let Cow::Owned(decoded) =
+        rewrite_escapes(u.path(), |b| matches!(b, b'/' | b'\\').then_some('/'))
+    else {
         return None;
-    }
-    let mut decoded = String::with_capacity(u.path().len());
-    let mut rest = u.path();
-    while let Some(i) = rest.find('%') {
-        decoded.push_str(&rest[..i]);
-        let esc = rest.get(i..i + 3).unwrap_or("");
-        if esc.eq_ignore_ascii_case("%2f") || esc.eq_ignore_ascii_case("%5c") {
-            decoded.push('/');
-            rest = &rest[i + 3..];
-        } else {
-            decoded.push('%');
-            rest = &rest[i + 1..];
-        }
-    }
-    decoded.push_str(rest);
+    };
     let mut path = String::with_capacity(decoded.len());
     for c in decoded.chars() {
         if !(c == '/' && path.ends_with('/')) {
@@ -88,6 +77,16 @@ fn normalized(mut u: Url) -> Url {
 /// becomes the character, every other `%XX` gets uppercase hex digits. Borrowed when
 /// nothing changes.
 fn normalize_percent(s: &str) -> Cow<'_, str> {
+    rewrite_escapes(s, |b| {
+        (b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'))
+            .then_some(char::from(b))
+    })
+}
+
+/// `s` with every `%XX` escape (two hex digits) replaced by `decode(byte)` when that
+/// gives a character, and otherwise written with uppercase hex digits; a `%` without two
+/// hex digits after it stays as it is. Borrowed when nothing changes.
+fn rewrite_escapes(s: &str, decode: impl Fn(u8) -> Option<char>) -> Cow<'_, str> {
     let b = s.as_bytes();
     if !b.contains(&b'%') {
         return Cow::Borrowed(s);
@@ -104,8 +103,8 @@ fn normalize_percent(s: &str) -> Cow<'_, str> {
             // Two hex digits: at most 0xFF.
             let byte = u8::try_from(h * 16 + l).unwrap_or(u8::MAX);
             out.push_str(&s[last..i]);
-            if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
-                out.push(char::from(byte));
+            if let Some(c) = decode(byte) {
+                out.push(c);
             } else {
                 out.push('%');
                 out.push_str(&s[i + 1..i + 3].to_ascii_uppercase());

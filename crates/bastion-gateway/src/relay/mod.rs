@@ -19,6 +19,7 @@ mod lists;
 mod own_list;
 mod publish;
 mod server;
+mod server_requests;
 mod timers;
 
 pub(crate) use approve::OWN_ID_PREFIX;
