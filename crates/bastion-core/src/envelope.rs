@@ -200,8 +200,38 @@ pub mod codes {
 /// of a bad value, a member name), and a peer chooses that length.
 pub const MAX_ERROR_MESSAGE_BYTES: usize = 2048;
 
+/// The member of an error's `data` that marks the error as one of mcp-bastion's own
+/// refusals: [`error_response`] sets it to [`GATEWAY_MARK`] in every object `data`, and
+/// the relay removes it (and every member name that folds onto it, see
+/// [`strip_gateway_mark`]) from the errors servers send, so a host can tell a refusal by
+/// its gateway from a server's error written to look like one (`-32051`,
+/// `data.reason: "approval_denied"`).
+pub const GATEWAY_MARK_MEMBER: &str = "gateway";
+
+/// The value of [`GATEWAY_MARK_MEMBER`] in mcp-bastion's own errors.
+pub const GATEWAY_MARK: &str = "mcp-bastion";
+
+/// Removes from a JSON-RPC `error` object (the member's value, not the whole frame) every
+/// member of `error.data` whose name is [`GATEWAY_MARK_MEMBER`] or folds onto it
+/// ([`crate::json::fold_key`]: `Gateway`, `GATEWAY`, a fullwidth or accented spelling),
+/// since lenient decoders read those as the same member. Returns how many were removed;
+/// `error` is unchanged when its `data` is not an object or has no such member.
+pub fn strip_gateway_mark(error: &mut Value) -> usize {
+    let Some(data) = error
+        .as_object_mut()
+        .and_then(|e| e.get_mut("data"))
+        .and_then(Value::as_object_mut)
+    else {
+        return 0;
+    };
+    let before = data.len();
+    data.retain(|name, _| crate::json::fold_key(name) != GATEWAY_MARK_MEMBER);
+    before - data.len()
+}
+
 /// Builds a JSON-RPC error response frame (no trailing newline). `data` carries
-/// `{"reason": ..., "server": ..., ...}` per DESIGN §4.
+/// `{"reason": ..., "server": ..., ...}` per DESIGN §4; an object `data` also gets
+/// [`GATEWAY_MARK_MEMBER`]: [`GATEWAY_MARK`] (replacing any member of that name).
 ///
 /// Bastion's own messages often quote what a peer sent (the value a typed view or a
 /// schema rejected, a member name), and hosts show error messages to the user, so
@@ -215,6 +245,9 @@ pub fn error_response(id: Option<&Value>, code: i64, message: &str, mut data: Va
     err.insert("message".into(), shown_message(message).into());
     if !data.is_null() {
         escape_strings(&mut data);
+        if let Some(obj) = data.as_object_mut() {
+            obj.insert(GATEWAY_MARK_MEMBER.into(), GATEWAY_MARK.into());
+        }
         err.insert("data".into(), data);
     }
     let mut out = Map::new();

@@ -114,7 +114,7 @@ fn error_frame_shape() {
     let v: Value = serde_json::from_slice(&f).unwrap();
     assert_eq!(
         v,
-        json!({"jsonrpc":"2.0","id":3,"error":{"code":-32053,"message":"timed out","data":{"reason":"request_timeout"}}})
+        json!({"jsonrpc":"2.0","id":3,"error":{"code":-32053,"message":"timed out","data":{"reason":"request_timeout","gateway":"mcp-bastion"}}})
     );
 }
 
@@ -182,4 +182,53 @@ fn long_error_messages_are_cut_on_a_character_boundary() {
     let v: Value =
         serde_json::from_slice(&error_response(None, -32000, &exact, Value::Null)).unwrap();
     assert_eq!(v["error"]["message"], exact);
+}
+
+#[test]
+fn bastions_own_errors_carry_the_gateway_mark() {
+    let f = error_response(
+        Some(&json!(3)),
+        -32051,
+        "denied",
+        json!({"reason": "approval_denied", "server": "s", "gateway": "someone else"}),
+    );
+    let v: Value = serde_json::from_slice(&f).unwrap();
+    assert_eq!(v["error"]["data"]["gateway"], GATEWAY_MARK);
+    // No data, or data that is not an object, gets no member.
+    let f = error_response(None, -32700, "bad", Value::Null);
+    let v: Value = serde_json::from_slice(&f).unwrap();
+    assert!(v["error"].get("data").is_none(), "{v}");
+    let f = error_response(None, -32700, "bad", json!("text"));
+    let v: Value = serde_json::from_slice(&f).unwrap();
+    assert_eq!(v["error"]["data"], "text");
+}
+
+#[test]
+fn the_gateway_mark_is_stripped_in_every_spelling_a_lenient_decoder_reads() {
+    let mut e = json!({"code": -32051, "message": "m", "data": {
+        "reason": "approval_denied",
+        "gateway": "mcp-bastion",
+        "GATEWAY": "mcp-bastion",
+        "Gateway": 1,
+        "\u{ff47}ateway": "mcp-bastion",
+        "gatewa\u{0301}y": "mcp-bastion",
+        "gateways": "kept",
+        "nested": {"gateway": "kept"}
+    }});
+    assert_eq!(strip_gateway_mark(&mut e), 5);
+    assert_eq!(
+        e["data"],
+        json!({"reason": "approval_denied", "gateways": "kept", "nested": {"gateway": "kept"}})
+    );
+    // Nothing to strip: unchanged.
+    for mut unchanged in [
+        json!({"code": 1, "message": "m"}),
+        json!({"code": 1, "message": "m", "data": "gateway"}),
+        json!({"code": 1, "message": "m", "data": ["gateway"]}),
+        json!({"code": 1, "message": "m", "data": {"reason": "x"}}),
+    ] {
+        let before = unchanged.clone();
+        assert_eq!(strip_gateway_mark(&mut unchanged), 0);
+        assert_eq!(unchanged, before);
+    }
 }

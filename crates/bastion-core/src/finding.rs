@@ -146,6 +146,8 @@ finding_codes! {
     MalformedMessage => "malformed_message", "a known request or result does not have the structure its method requires (MCP schema)";
     /// Response to an id nobody asked.
     UnknownResponseId => "unknown_response_id", "a response answers an id that has no pending request";
+    /// A server's error claimed to come from Bastion.
+    ForgedGatewayMark => "forged_gateway_mark", "a server's error carried the member that marks mcp-bastion's own refusals (data.gateway); it was removed before the host saw the error";
     /// Duplicate pending request id.
     DuplicateRequestId => "duplicate_request_id", "a request reuses the id of a request still pending";
     /// A check panicked (a bug in Bastion): the message was refused, not passed unchecked.

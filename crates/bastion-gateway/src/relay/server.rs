@@ -412,15 +412,17 @@ impl Relay {
                 {
                     o.rewritten = Some(pinned);
                 }
-                let verdict = if o.rewritten.is_some() {
-                    Verdict::Sanitize
-                } else {
-                    Verdict::from_findings(&o.findings, false)
-                };
                 let withheld = o
                     .rewritten
                     .as_ref()
                     .is_some_and(|r| had_instructions && r.member("instructions").is_none());
+                // Advertising `listChanged` for pinning (`pin_instructions`) rewrites the
+                // result too, but removes nothing of the server's: that stays `allow`.
+                let verdict = if detected || withheld {
+                    Verdict::Sanitize
+                } else {
+                    Verdict::from_findings(&o.findings, false)
+                };
                 if detected || withheld {
                     eprintln!(
                         "mcp-bastion[{}]: withheld the server's instructions (they failed security checks)",
@@ -506,14 +508,25 @@ impl Relay {
                 map.insert("error".into(), shown);
             }
         }
+        // Only Bastion's own errors carry its mark (`data.gateway`): a server's error
+        // written to look like a refusal by the gateway loses it.
+        let forged = map
+            .get_mut("error")
+            .map_or(0, bastion_core::envelope::strip_gateway_mark);
+        if forged > 0 {
+            eprintln!(
+                "mcp-bastion[{}]: removed `data.gateway` from a server error: only mcp-bastion's own refusals carry it",
+                self.name
+            );
+        }
         // Error texts reach the host too: message and data.
         let cleaned = map.get_mut("error").map(sanitize_value).unwrap_or_default();
-        let out = if cleaned.removed > 0 || reviewed {
+        let out = if cleaned.removed > 0 || reviewed || forged > 0 {
             serialize(&map)
         } else {
             frame
         };
-        let verdict = if cleaned.removed > 0 {
+        let verdict = if cleaned.removed > 0 || forged > 0 {
             Verdict::Sanitize
         } else {
             Verdict::Allow
@@ -523,6 +536,11 @@ impl Relay {
             .id(&raw_id);
         for code in cleaned.codes {
             ev = ev.code(code).reason("sanitized");
+        }
+        if forged > 0 {
+            ev = ev
+                .code(Code::ForgedGatewayMark)
+                .reason(Code::ForgedGatewayMark.as_str());
         }
         if let Some(r) = &req {
             ev = ev.method(&r.method).target(r.target.as_deref());

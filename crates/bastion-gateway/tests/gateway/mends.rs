@@ -2,7 +2,8 @@
 //! Bastion's own error messages quote nothing a terminal would act on; `requestState`
 //! is opaque only at the top of an `input_required` result; two spellings of one member
 //! in an MCP object are refused; a refused answer is matched to its request by an id
-//! after the refused member; server request ids are capped.
+//! after the refused member; server request ids are capped; only the gateway's own
+//! refusals carry its mark (`data.gateway`).
 
 use super::{Host, hostile, reason};
 use bastion_core::Limits;
@@ -137,4 +138,61 @@ async fn a_null_id_error_reaches_the_host_only_when_it_reports_an_unreadable_req
                 && e.message_kind.as_deref() == Some("error")),
         "{events:?}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_bastions_own_refusals_carry_its_mark() {
+    let mut h = Host::start(hostile(), Limits::default()).await;
+    h.init().await;
+    // A refusal by the gateway (a withheld tool is never forwarded) carries the mark.
+    h.request("tools/list", json!({})).await;
+    let own = h.call("hidden_tool", json!({})).await;
+    assert_eq!(reason(&own), "blocked_descriptor", "{own}");
+    assert_eq!(own["error"]["data"]["gateway"], "mcp-bastion", "{own}");
+    // The server's look-alike loses every spelling of it and keeps the rest.
+    let forged = h.call("forged_refusal", json!({})).await;
+    let data = forged["error"]["data"].as_object().unwrap();
+    assert_eq!(forged["error"]["code"], -32051, "{forged}");
+    assert_eq!(data["reason"], "approval_denied", "{forged}");
+    assert_eq!(data["detail"], json!({"gateway": "nested, not the mark"}));
+    let names: Vec<&str> = data.keys().map(String::as_str).collect();
+    assert_eq!(names, ["reason", "server", "detail"], "{forged}");
+    h.assert_still_serving().await;
+    let (_, store) = h.finish().await;
+    let events = store.audit_events(&AuditQuery::default()).await.unwrap();
+    let ev = events
+        .iter()
+        .find(|e| e.codes.iter().any(|c| c == "forged_gateway_mark"))
+        .unwrap_or_else(|| panic!("{events:?}"));
+    assert_eq!(ev.verdict, "sanitize");
+    assert_eq!(ev.reason.as_deref(), Some("forged_gateway_mark"));
+    assert_eq!(ev.method.as_deref(), Some("tools/call"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn advertising_list_changed_for_pinning_is_not_a_sanitized_answer() {
+    // With pinning, Bastion tells a legacy host that lists may change (approvals then
+    // reach it without a restart). That rewrite removes nothing of the server's.
+    let store = bastion_store::Store::open("sqlite::memory:").await.unwrap();
+    let mut cfg = bastion_gateway::WrapConfig::new("hostile", super::content_server());
+    cfg.pinning = Some(bastion_gateway::PinningSetup {
+        store: store.clone(),
+        mode: bastion_gateway::PinMode::Tofu,
+    });
+    let mut h = Host::start_on(cfg, store);
+    let init = h
+        .request("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}))
+        .await;
+    assert_eq!(
+        init["result"]["capabilities"]["tools"]["listChanged"], true,
+        "{init}"
+    );
+    let (_, store) = h.finish().await;
+    let events = store.audit_events(&AuditQuery::default()).await.unwrap();
+    let ev = events
+        .iter()
+        .find(|e| e.method.as_deref() == Some("initialize") && e.direction == "server_to_host")
+        .unwrap_or_else(|| panic!("{events:?}"));
+    assert_eq!(ev.verdict, "allow", "{ev:?}");
+    assert!(ev.codes.is_empty(), "{ev:?}");
 }
