@@ -212,26 +212,43 @@ pub const GATEWAY_MARK_MEMBER: &str = "gateway";
 pub const GATEWAY_MARK: &str = "mcp-bastion";
 
 /// Removes from a JSON-RPC `error` object (the member's value, not the whole frame) every
-/// member of `error.data` whose name is [`GATEWAY_MARK_MEMBER`] or folds onto it
+/// member named [`GATEWAY_MARK_MEMBER`], or a name that folds onto it
 /// ([`crate::json::fold_key`]: `Gateway`, `GATEWAY`, a fullwidth or accented spelling),
-/// since lenient decoders read those as the same member. Returns how many were removed;
-/// `error` is unchanged when its `data` is not an object or has no such member.
+/// from every object member of `error` whose name is `data` or folds onto it (`Data`:
+/// the strict parser lets a lone case variant of `data` through, and lenient decoders
+/// read it as `data`). Returns how many were removed; `error` is unchanged when it has
+/// no such member.
 pub fn strip_gateway_mark(error: &mut Value) -> usize {
-    let Some(data) = error
-        .as_object_mut()
-        .and_then(|e| e.get_mut("data"))
-        .and_then(Value::as_object_mut)
-    else {
+    let Some(error) = error.as_object_mut() else {
         return 0;
     };
-    let before = data.len();
-    data.retain(|name, _| crate::json::fold_key(name) != GATEWAY_MARK_MEMBER);
-    before - data.len()
+    let mut removed = 0;
+    for (name, data) in error.iter_mut() {
+        if crate::json::fold_key(name) != "data" {
+            continue;
+        }
+        if let Some(data) = data.as_object_mut() {
+            let before = data.len();
+            data.retain(|member, _| crate::json::fold_key(member) != GATEWAY_MARK_MEMBER);
+            removed += before - data.len();
+        }
+    }
+    removed
+}
+
+/// Marks `data` as the data of one of mcp-bastion's own errors: an object gets
+/// [`GATEWAY_MARK_MEMBER`]: [`GATEWAY_MARK`] (replacing any member of that name); other
+/// values are left as they are. [`error_response`] does this for every error it builds;
+/// errors Bastion builds another way (an error object that replaces a server's) call it.
+pub fn mark_data(data: &mut Value) {
+    if let Some(obj) = data.as_object_mut() {
+        obj.insert(GATEWAY_MARK_MEMBER.into(), GATEWAY_MARK.into());
+    }
 }
 
 /// Builds a JSON-RPC error response frame (no trailing newline). `data` carries
-/// `{"reason": ..., "server": ..., ...}` per DESIGN §4; an object `data` also gets
-/// [`GATEWAY_MARK_MEMBER`]: [`GATEWAY_MARK`] (replacing any member of that name).
+/// `{"reason": ..., "server": ..., ...}` per DESIGN §4; an object `data` is also marked
+/// as Bastion's ([`mark_data`]).
 ///
 /// Bastion's own messages often quote what a peer sent (the value a typed view or a
 /// schema rejected, a member name), and hosts show error messages to the user, so
@@ -245,9 +262,7 @@ pub fn error_response(id: Option<&Value>, code: i64, message: &str, mut data: Va
     err.insert("message".into(), shown_message(message).into());
     if !data.is_null() {
         escape_strings(&mut data);
-        if let Some(obj) = data.as_object_mut() {
-            obj.insert(GATEWAY_MARK_MEMBER.into(), GATEWAY_MARK.into());
-        }
+        mark_data(&mut data);
         err.insert("data".into(), data);
     }
     let mut out = Map::new();

@@ -220,6 +220,13 @@ fn the_gateway_mark_is_stripped_in_every_spelling_a_lenient_decoder_reads() {
         e["data"],
         json!({"reason": "approval_denied", "gateways": "kept", "nested": {"gateway": "kept"}})
     );
+    // Inside a lone case variant of `data` too; other members are not data.
+    let mut e = json!({"code": 1, "message": "m",
+        "Data": {"gateway": "mcp-bastion", "reason": "x"},
+        "extra": {"gateway": "kept"}});
+    assert_eq!(strip_gateway_mark(&mut e), 1);
+    assert_eq!(e["Data"], json!({"reason": "x"}));
+    assert_eq!(e["extra"], json!({"gateway": "kept"}));
     // Nothing to strip: unchanged.
     for mut unchanged in [
         json!({"code": 1, "message": "m"}),

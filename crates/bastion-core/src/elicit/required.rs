@@ -72,10 +72,12 @@ pub fn review_required_error(error: &Value, policy: &ElicitPolicy, server: &str)
         }
     }
     let error = if rewritten.is_empty() {
+        let mut data = json!({"reason": "policy_denied", "server": server});
+        crate::envelope::mark_data(&mut data);
         json!({
             "code": codes::POLICY_REFUSED,
             "message": "The server asked you to complete a step in your browser, but mcp-bastion refused the link it gave.",
-            "data": {"reason": "policy_denied", "server": server},
+            "data": data,
         })
     } else {
         let mut out = error.clone();
@@ -247,6 +249,7 @@ mod tests {
         let r = review_required_error(&only_bad, &ElicitPolicy::default(), "billing");
         assert_eq!(r.error["code"], -32051);
         assert_eq!(r.error["data"]["reason"], "policy_denied");
+        assert_eq!(r.error["data"]["gateway"], crate::envelope::GATEWAY_MARK);
         assert!(!r.error.to_string().contains("javascript"));
     }
 

@@ -478,6 +478,18 @@ impl Relay {
                 .await;
             return;
         }
+        // Only Bastion's own errors carry its mark (`data.gateway`): a server's error
+        // written to look like a refusal by the gateway loses it, before
+        // a -32042 review may replace the error with Bastion's own (marked) refusal.
+        let forged = map
+            .get_mut("error")
+            .map_or(0, bastion_core::envelope::strip_gateway_mark);
+        if forged > 0 {
+            eprintln!(
+                "mcp-bastion[{}]: removed `data.gateway` from a server error: only mcp-bastion's own refusals carry it",
+                self.name
+            );
+        }
         let mut reviewed = false;
         if let Some(r) = &req {
             if let Some(d) = &r.requirement {
@@ -507,17 +519,6 @@ impl Relay {
                 reviewed = shown != error;
                 map.insert("error".into(), shown);
             }
-        }
-        // Only Bastion's own errors carry its mark (`data.gateway`): a server's error
-        // written to look like a refusal by the gateway loses it.
-        let forged = map
-            .get_mut("error")
-            .map_or(0, bastion_core::envelope::strip_gateway_mark);
-        if forged > 0 {
-            eprintln!(
-                "mcp-bastion[{}]: removed `data.gateway` from a server error: only mcp-bastion's own refusals carry it",
-                self.name
-            );
         }
         // Error texts reach the host too: message and data.
         let cleaned = map.get_mut("error").map(sanitize_value).unwrap_or_default();

@@ -157,16 +157,36 @@ async fn only_bastions_own_refusals_carry_its_mark() {
     assert_eq!(data["detail"], json!({"gateway": "nested, not the mark"}));
     let names: Vec<&str> = data.keys().map(String::as_str).collect();
     assert_eq!(names, ["reason", "server", "detail"], "{forged}");
+    // A lone case variant of `data`, which lenient decoders read as `data`.
+    let forged = h.call("forged_data", json!({})).await;
+    assert_eq!(
+        forged["error"]["Data"],
+        json!({"reason": "approval_denied"}),
+        "{forged}"
+    );
+    // A -32042 whose every link is refused becomes Bastion's own refusal: marked, and
+    // audited as forged only when the server's error carried the mark.
+    for forge in [false, true] {
+        let r = h.call("bad_link", json!({"forge": forge})).await;
+        assert_eq!(r["error"]["code"], -32051, "{r}");
+        assert_eq!(reason(&r), "policy_denied", "{r}");
+        assert_eq!(r["error"]["data"]["gateway"], "mcp-bastion", "{r}");
+        assert!(r["error"]["data"].get("Gateway").is_none(), "{r}");
+    }
     h.assert_still_serving().await;
     let (_, store) = h.finish().await;
     let events = store.audit_events(&AuditQuery::default()).await.unwrap();
-    let ev = events
+    let forged: Vec<_> = events
         .iter()
-        .find(|e| e.codes.iter().any(|c| c == "forged_gateway_mark"))
-        .unwrap_or_else(|| panic!("{events:?}"));
-    assert_eq!(ev.verdict, "sanitize");
-    assert_eq!(ev.reason.as_deref(), Some("forged_gateway_mark"));
-    assert_eq!(ev.method.as_deref(), Some("tools/call"));
+        .filter(|e| e.codes.iter().any(|c| c == "forged_gateway_mark"))
+        .collect();
+    // forged_refusal, forged_data, bad_link with the mark; not bad_link without it.
+    assert_eq!(forged.len(), 3, "{events:?}");
+    for ev in forged {
+        assert_eq!(ev.verdict, "sanitize");
+        assert_eq!(ev.reason.as_deref(), Some("forged_gateway_mark"));
+        assert_eq!(ev.method.as_deref(), Some("tools/call"));
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
