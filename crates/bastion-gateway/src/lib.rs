@@ -23,6 +23,7 @@ pub mod serve;
 mod server_process;
 mod sse;
 pub mod stdio;
+mod tally;
 mod upstream;
 pub mod wrap;
 

@@ -297,6 +297,11 @@ where
             async move { r.run_timers().await }
         })
     });
+    // The folded rows of refusal floods (`relay/refusals.rs`), once their second ends.
+    let folder = tokio::spawn({
+        let r = relay.clone();
+        async move { r.record_folded_refusals().await }
+    });
     let pin_watch = tokio::spawn({
         let r = relay.clone();
         let (name, broken) = (cfg.name.clone(), broken.clone());
@@ -356,6 +361,8 @@ where
     // Bounded: a host that stopped reading must not keep the gateway alive.
     let _ = tokio::time::timeout(Duration::from_secs(2), relay.fail_all_pending()).await;
     timers.abort();
+    folder.abort();
+    let _ = tokio::time::timeout(Duration::from_secs(2), relay.flush_refusals()).await;
     pin_watch.abort();
     host_reader.abort();
     close_server.notify_one();

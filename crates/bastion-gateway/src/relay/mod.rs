@@ -18,6 +18,7 @@ mod http_headers;
 mod lists;
 mod own_list;
 mod publish;
+mod refusals;
 mod server;
 mod server_requests;
 mod timers;
@@ -221,6 +222,8 @@ pub(crate) struct Relay {
     /// Audit work of small results, run once the reader has no frame left to handle
     /// (after the writers had their turn): the answer reaches the host before it.
     inline_jobs: Mutex<Vec<Job>>,
+    /// The server's refusals that answer no request, folded past a rate (`refusals.rs`).
+    refusals: Mutex<crate::tally::Tally>,
     /// Compiled outputSchemas, by tool and schema hash.
     schemas: bastion_core::schema::OutputSchemaCache,
     /// Descriptor pinning, when a store is configured.
@@ -396,6 +399,7 @@ impl Relay {
             server_stalled: AtomicBool::new(false),
             deferred: Deferred::start(audit.clone()),
             inline_jobs: Mutex::new(Vec::new()),
+            refusals: Mutex::new(crate::tally::Tally::default()),
             schemas: bastion_core::schema::OutputSchemaCache::default(),
             pinning,
             audit,

@@ -113,8 +113,10 @@ impl Relay {
                 .method(&req.method)
                 .target(req.target.as_deref())
                 .id(&req.raw_id);
+            self.audit.record(ev.0).await;
+        } else {
+            self.record_refusal(ev.0).await;
         }
-        self.audit.record(ev.0).await;
         eprintln!(
             "mcp-bastion[{}]: dropped a server message of {bytes} bytes ({})",
             self.name,
@@ -152,8 +154,7 @@ impl Relay {
         let raw_id = map.member("id").cloned().unwrap_or(Value::Null);
         let Some(req) = self.state().pending.take_host(id) else {
             let ev = Ev::new(S2H, "result", Verdict::Block, frame.len()).id(&raw_id);
-            self.audit
-                .record(ev.reason(Code::UnknownResponseId.as_str()).0)
+            self.record_refusal(ev.reason(Code::UnknownResponseId.as_str()).0)
                 .await;
             return;
         };
@@ -473,8 +474,7 @@ impl Relay {
         );
         if req.is_none() && (id.is_some() || !unreadable_request) {
             let ev = Ev::new(S2H, "error", Verdict::Block, frame.len()).id(&raw_id);
-            self.audit
-                .record(ev.reason(Code::UnknownResponseId.as_str()).0)
+            self.record_refusal(ev.reason(Code::UnknownResponseId.as_str()).0)
                 .await;
             return;
         }

@@ -133,14 +133,13 @@ impl Relay {
         let ev = |v| Ev::new(S2H, "notification", v, frame.len()).method(method);
         if !method.starts_with("notifications/") {
             // A request method without an id: no answer is expected, none can be checked.
-            self.audit
-                .record(
-                    ev(Verdict::Block)
-                        .reason(Code::InvalidEnvelope.as_str())
-                        .code(Code::InvalidEnvelope)
-                        .0,
-                )
-                .await;
+            self.record_refusal(
+                ev(Verdict::Block)
+                    .reason(Code::InvalidEnvelope.as_str())
+                    .code(Code::InvalidEnvelope)
+                    .0,
+            )
+            .await;
             eprintln!(
                 "mcp-bastion[{}]: dropped a server notification: `{method}` is not a notification method",
                 self.name

@@ -118,7 +118,7 @@ struct Shared {
     /// Ids the listener gives stateless requests (`bastion-N`), unique across hosts.
     next_id: std::sync::atomic::AtomicU64,
     /// The gate's refusals past the audit rate, folded per second.
-    refusals: Mutex<tally::Tally>,
+    refusals: Mutex<crate::tally::Tally>,
     /// Set when the listener stops, before its sessions are ended: no session or
     /// stateless relay starts after it (read under the lock that guards each, so one
     /// started just before is among those ended).
@@ -126,7 +126,7 @@ struct Shared {
 }
 
 impl Shared {
-    fn refusals(&self) -> std::sync::MutexGuard<'_, tally::Tally> {
+    fn refusals(&self) -> std::sync::MutexGuard<'_, crate::tally::Tally> {
         self.refusals
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -199,7 +199,7 @@ pub async fn serve(listener: tokio::net::TcpListener, cfg: ServeConfig, audit: A
         sessions: Mutex::new(HashMap::new()),
         stateless: Mutex::new(None),
         next_id: std::sync::atomic::AtomicU64::new(1),
-        refusals: Mutex::new(tally::Tally::default()),
+        refusals: Mutex::new(crate::tally::Tally::default()),
         stopping: std::sync::atomic::AtomicBool::new(false),
     });
     let reaper = tokio::spawn(reap_idle(shared.clone()));

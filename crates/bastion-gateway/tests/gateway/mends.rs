@@ -216,3 +216,34 @@ async fn advertising_list_changed_for_pinning_is_not_a_sanitized_answer() {
     assert_eq!(ev.verdict, "allow", "{ev:?}");
     assert!(ev.codes.is_empty(), "{ev:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_flood_of_refusals_that_answer_no_request_is_folded_in_the_audit() {
+    let mut h = Host::start(hostile(), Limits::default()).await;
+    h.init().await;
+    let r = h.call("flood", json!({"n": 3000})).await;
+    assert_eq!(r["result"]["content"][0]["text"], "flooded", "{r}");
+    h.assert_still_serving().await;
+    let (_, store) = h.finish().await;
+    let events = store.audit_events(&AuditQuery::default()).await.unwrap();
+    for (reason, kind) in [
+        ("unknown_response_id", "result"),
+        ("invalid_envelope", "notification"),
+    ] {
+        let rows: Vec<_> = events
+            .iter()
+            .filter(|e| e.reason.as_deref() == Some(reason))
+            .collect();
+        let total: i64 = rows.iter().map(|e| e.count).sum();
+        assert_eq!(total, 3000, "{reason}: every refusal is counted");
+        // At most 50 rows of their own per second for both kinds together, and one
+        // folded row per kind and second: far fewer rows than refusals.
+        assert!(rows.len() < 600, "{reason}: {} rows", rows.len());
+        assert!(rows.iter().any(|e| e.count > 1), "{reason}: nothing folded");
+        assert!(
+            rows.iter()
+                .all(|e| e.message_kind.as_deref() == Some(kind) && e.verdict == "block"),
+            "{rows:?}"
+        );
+    }
+}
