@@ -33,14 +33,21 @@ const MAX_GROUPS: usize = 64;
 /// into the overflow row.
 const MAX_DUE: usize = 4 * MAX_GROUPS;
 
-/// What a folded group is keyed by: method, verdict, reason, codes.
-type Key = (Option<String>, String, Option<String>, Vec<String>);
+/// What a folded group is keyed by: message kind, method, verdict, reason, codes.
+type Key = (
+    Option<String>,
+    Option<String>,
+    String,
+    Option<String>,
+    Vec<String>,
+);
 
-/// The refusal tally of one listener (behind a mutex in the listener's shared state).
+/// The refusal tally of one listener or one relay (behind a mutex).
 ///
-/// Only the ticker ([`flush_refusals`]) takes folded rows out: a request handler
-/// records at most its own refusal, so a client that leaves while its handler waits
-/// for room in the audit queue cannot take other refusals' counts with it.
+/// Only the owner's ticker takes folded rows out ([`Tally::drain_due`],
+/// [`Tally::flush_all`]): whoever records a refusal takes out at most that refusal's own
+/// row, so a request handler that is dropped while it waits for room in the audit queue
+/// cannot take other refusals' counts with it.
 #[derive(Debug, Default)]
 pub(crate) struct Tally {
     /// Start of the current window (unix ms); 0 before the first refusal.
@@ -108,7 +115,7 @@ impl Tally {
         std::mem::take(&mut self.due).into_values().collect()
     }
 
-    /// Every folded row, whatever the time (the listener is stopping).
+    /// Every folded row, whatever the time (the listener or the relay is stopping).
     pub(crate) fn flush_all(&mut self) -> Vec<AuditEvent> {
         self.window_start_ms = 0;
         self.recorded = 0;
@@ -121,6 +128,7 @@ impl Tally {
 /// `max` groups goes to the overflow group instead.
 fn fold(groups: &mut BTreeMap<Key, AuditEvent>, event: AuditEvent, max: usize) {
     let mut key: Key = (
+        event.message_kind.clone(),
         event.method.clone(),
         event.verdict.clone(),
         event.reason.clone(),
@@ -128,6 +136,7 @@ fn fold(groups: &mut BTreeMap<Key, AuditEvent>, event: AuditEvent, max: usize) {
     );
     if !groups.contains_key(&key) && groups.len() >= max {
         key = (
+            Some("*".to_owned()),
             Some("*".to_owned()),
             event.verdict.clone(),
             Some("*".to_owned()),
@@ -140,9 +149,14 @@ fn fold(groups: &mut BTreeMap<Key, AuditEvent>, event: AuditEvent, max: usize) {
     } else {
         let mut group = event;
         group.count = group.count.max(1);
-        group.method.clone_from(&key.0);
-        group.reason.clone_from(&key.2);
-        group.codes.clone_from(&key.3);
+        group.message_kind.clone_from(&key.0);
+        group.method.clone_from(&key.1);
+        group.reason.clone_from(&key.3);
+        group.codes.clone_from(&key.4);
+        // The row stands for refusals of many requests and targets: the first one's
+        // would mislead.
+        group.request_id = None;
+        group.tool = None;
         groups.insert(key, group);
     }
 }

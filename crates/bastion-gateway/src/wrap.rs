@@ -323,8 +323,10 @@ where
     });
 
     let grace = Duration::from_millis(cfg.grace_ms);
+    // An error waiting for the server still runs the cleanup below (pending requests
+    // answered, folded audit rows written) before it is returned.
     let code = tokio::select! {
-        code = server.wait(&cfg.name) => code?,
+        code = server.wait(&cfg.name) => code,
         end = async {
             tokio::select! {
                 _ = &mut host_reader => HostEnd::Closed,
@@ -349,20 +351,35 @@ where
             // Requests the host can no longer receive answers to: the server may stop them.
             relay.cancel_all_upstream(why);
             close_server.notify_one();
-            let code = server.stop(grace).await?;
             // An internal failure is exit code 3 (DESIGN §3), whatever the server said.
-            if broke { INTERNAL_FAILURE } else { code }
+            server.stop(grace).await.map(|code| if broke { INTERNAL_FAILURE } else { code })
         }
     };
 
     // The server is gone: read what it wrote before exiting, then answer the rest.
-    let _ = tokio::time::timeout(Duration::from_secs(2), &mut server_reader).await;
-    server_reader.abort();
+    if tokio::time::timeout(Duration::from_secs(2), &mut server_reader)
+        .await
+        .is_err()
+    {
+        server_reader.abort();
+        // Awaited after the abort: on a multi-thread runtime the task may still be
+        // running (folding a refusal) until then.
+        let _ = server_reader.await;
+    }
     // Bounded: a host that stopped reading must not keep the gateway alive.
     let _ = tokio::time::timeout(Duration::from_secs(2), relay.fail_all_pending()).await;
     timers.abort();
     folder.abort();
-    let _ = tokio::time::timeout(Duration::from_secs(2), relay.flush_refusals()).await;
+    let _ = folder.await;
+    if tokio::time::timeout(Duration::from_secs(2), relay.flush_refusals())
+        .await
+        .is_err()
+    {
+        eprintln!(
+            "mcp-bastion[{}]: the audit store did not take the last folded refusal rows within 2 s; they are missing from the audit",
+            cfg.name
+        );
+    }
     pin_watch.abort();
     host_reader.abort();
     close_server.notify_one();
@@ -375,7 +392,7 @@ where
     close_host.notify_one();
     let _ = tokio::time::timeout(Duration::from_secs(2), &mut host_writer).await;
     stderr_pump.abort();
-    Ok(code)
+    Ok(code?)
 }
 
 /// Opens pinning, checks the launch config, reports drift (stderr, audit) and refuses a

@@ -168,15 +168,18 @@ impl Relay {
                     .unwrap_or_default()
             };
             ev = ev.reason("elicitation_refused");
-            self.audit.record(ev.0).await;
-            if review.mode == Some(ElicitMode::Url) {
-                self.ledger_refusal(params, &review).await;
+            // Past the refusal rate (a flood), the refusal is counted in a folded audit
+            // row, without a consent-ledger record or a stderr line of its own.
+            if self.record_refusal(ev.0).await {
+                if review.mode == Some(ElicitMode::Url) {
+                    self.ledger_refusal(params, &review).await;
+                }
+                eprintln!(
+                    "mcp-bastion[{}]: refused an elicitation request ({}); it was not shown",
+                    self.name,
+                    codes_of(&review.findings)
+                );
             }
-            eprintln!(
-                "mcp-bastion[{}]: refused an elicitation request ({}); it was not shown",
-                self.name,
-                codes_of(&review.findings)
-            );
             self.reply_to_server(frame, Some(raw_id)).await;
             return None;
         }
@@ -441,11 +444,12 @@ impl Relay {
         let ev = Ev::new(S2H, "notification", Verdict::Block, bytes)
             .method("notifications/elicitation/complete")
             .reason(reason);
-        self.audit.record(ev.0).await;
-        eprintln!(
-            "mcp-bastion[{}]: dropped an elicitation completion ({reason})",
-            self.name
-        );
+        if self.record_refusal(ev.0).await {
+            eprintln!(
+                "mcp-bastion[{}]: dropped an elicitation completion ({reason})",
+                self.name
+            );
+        }
         false
     }
 

@@ -264,8 +264,9 @@ impl Ev {
             ..AuditEvent::default()
         })
     }
+    /// The method, at most [`MAX_METHOD_BYTES`] ([`shown_method`]).
     fn method(mut self, m: &str) -> Self {
-        self.0.method = Some(m.into());
+        self.0.method = Some(shown_method(m).into_owned());
         self
     }
     fn target(mut self, t: Option<&str>) -> Self {
@@ -275,16 +276,7 @@ impl Ev {
     /// The request id as JSON text, at most [`MAX_ID_BYTES`] (longer ids are refused
     /// before they are audited in full).
     fn id(mut self, id: &Value) -> Self {
-        let mut text = id.to_string();
-        if text.len() > MAX_ID_BYTES {
-            let mut cut = MAX_ID_BYTES;
-            while !text.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            text.truncate(cut);
-            text.push('…');
-        }
-        self.0.request_id = Some(text);
+        self.0.request_id = Some(cut_text(id.to_string(), MAX_ID_BYTES));
         self
     }
     fn reason(mut self, r: &str) -> Self {
@@ -359,6 +351,33 @@ fn guarded_list(method: &str) -> Option<&'static str> {
 fn random_state_key() -> bastion_core::confirm::StateKey {
     bastion_core::confirm::StateKey::new(&crate::os_random::<32>())
         .unwrap_or_else(|_| unreachable!("32 bytes is the minimum key length"))
+}
+
+/// Bytes of a method name Bastion writes to its audit rows and stderr: a server may send
+/// any string as a method, up to the frame limit (4 MiB), and a refused one is still
+/// recorded. MCP's longest method names are under 50 bytes.
+const MAX_METHOD_BYTES: usize = 256;
+
+/// `method` as audited and printed: cut to [`MAX_METHOD_BYTES`] on a character boundary,
+/// ending with `…` when cut.
+pub(super) fn shown_method(method: &str) -> std::borrow::Cow<'_, str> {
+    if method.len() <= MAX_METHOD_BYTES {
+        return std::borrow::Cow::Borrowed(method);
+    }
+    std::borrow::Cow::Owned(cut_text(method.to_owned(), MAX_METHOD_BYTES))
+}
+
+/// `text` cut to at most `max` bytes on a character boundary, `…` appended when cut.
+fn cut_text(mut text: String, max: usize) -> String {
+    if text.len() > max {
+        let mut cut = max;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text.push('…');
+    }
+    text
 }
 
 fn serialize(map: &Map<String, Value>) -> Vec<u8> {
@@ -515,7 +534,7 @@ impl Relay {
         if let Some(id) = id {
             ev = ev.id(id);
         }
-        self.audit.record(ev.0).await;
+        self.record_refusal(ev.0).await;
         if why == Sent::Full && !self.server_stalled.swap(true, Ordering::Relaxed) {
             eprintln!(
                 "mcp-bastion[{}]: the server is not reading its input; error answers to it are dropped (and audited) until it reads again",

@@ -52,11 +52,13 @@ impl Relay {
         let ev = Ev::new(S2H, "notification", Verdict::Block, bytes)
             .method(method)
             .reason("list_changed_withheld");
-        self.audit.record(ev.0).await;
-        eprintln!(
-            "mcp-bastion[{}]: withheld {method}: the contract being published is not the active signed contract (run `mcp-bastion contract activate`)",
-            self.name
-        );
+        if self.record_refusal(ev.0).await {
+            eprintln!(
+                "mcp-bastion[{}]: withheld {}: the contract being published is not the active signed contract (run `mcp-bastion contract activate`)",
+                self.name,
+                super::shown_method(method)
+            );
+        }
         true
     }
 }

@@ -1,6 +1,8 @@
-//! The server's refusals that answer no request (answers to ids nobody asked, frames that
-//! fail the limits, the strict parse or the envelope, request methods sent as
-//! notifications) are folded in the audit log past [`crate::tally::REFUSALS_PER_SECOND`]
+//! The server's refusals that answer no host request (answers to ids nobody asked, frames
+//! that fail the limits, the strict parse or the envelope, request methods sent as
+//! notifications, refused server requests and elicitations, forged elicitation
+//! completions, withheld `list_changed`, and Bastion's error answers to the server that
+//! it did not read) are folded in the audit log past [`crate::tally::REFUSALS_PER_SECOND`]
 //! a second: a server writing such frames as fast as it can would otherwise write one
 //! audit row per frame (100,000 frames, 100,000 rows). Refusals that answer a host request
 //! keep a row each: that row names the request.
@@ -20,11 +22,17 @@ impl Relay {
 
     /// Records `event`, a refusal of a server frame that answers no request: a row of
     /// its own while the second's rate allows, else folded into its group's row
-    /// ([`crate::tally::Tally::take`]).
-    pub(super) async fn record_refusal(&self, event: AuditEvent) {
+    /// ([`crate::tally::Tally::take`]). Returns `true` when it got a row of its own:
+    /// callers say so on stderr only then, so that a flood does not fill the log the
+    /// host keeps of it either.
+    pub(super) async fn record_refusal(&self, event: AuditEvent) -> bool {
         let own = self.refusals().take(event, crate::now_ms());
-        if let Some(event) = own {
-            self.audit.record(event).await;
+        match own {
+            Some(event) => {
+                self.audit.record(event).await;
+                true
+            }
+            None => false,
         }
     }
 
@@ -52,5 +60,24 @@ impl Relay {
         for row in rows {
             self.audit.record(row).await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::shown_method;
+
+    #[test]
+    fn methods_are_audited_and_printed_cut_to_their_limit() {
+        assert_eq!(shown_method("tools/call"), "tools/call");
+        let exact = "m".repeat(256);
+        assert_eq!(shown_method(&exact), exact.as_str());
+        let long = "m".repeat(1_000_000);
+        let shown = shown_method(&long);
+        assert_eq!(shown.len(), 256 + '…'.len_utf8());
+        assert!(shown.ends_with('…'));
+        // Cut on a character boundary: 255 ASCII bytes, then a 3-byte character.
+        let wide = format!("{}€€", "a".repeat(255));
+        assert_eq!(shown_method(&wide), format!("{}…", "a".repeat(255)));
     }
 }

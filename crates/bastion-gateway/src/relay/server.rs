@@ -114,14 +114,18 @@ impl Relay {
                 .target(req.target.as_deref())
                 .id(&req.raw_id);
             self.audit.record(ev.0).await;
-        } else {
-            self.record_refusal(ev.0).await;
+            eprintln!(
+                "mcp-bastion[{}]: dropped a server message of {bytes} bytes ({})",
+                self.name,
+                code.as_str()
+            );
+        } else if self.record_refusal(ev.0).await {
+            eprintln!(
+                "mcp-bastion[{}]: dropped a server message of {bytes} bytes ({})",
+                self.name,
+                code.as_str()
+            );
         }
-        eprintln!(
-            "mcp-bastion[{}]: dropped a server message of {bytes} bytes ({})",
-            self.name,
-            code.as_str()
-        );
         if let Some(req) = req.as_ref().filter(|r| r.own) {
             self.own_page_failed(req, code.as_str(), bytes).await;
         } else if let Some(req) = req {

@@ -30,7 +30,8 @@ impl Relay {
         // same limit as for the host's ids; the answer carries a null id, not the id.
         if raw_id.to_string().len() > super::MAX_ID_BYTES {
             let reason = Code::InvalidEnvelope.as_str();
-            self.audit.record(ev(Verdict::Block).reason(reason).0).await;
+            self.record_refusal(ev(Verdict::Block).reason(reason).0)
+                .await;
             let message = format!(
                 "Invalid request: request ids longer than {} bytes are refused",
                 super::MAX_ID_BYTES
@@ -87,7 +88,8 @@ impl Relay {
             Ok(()) => None,
         };
         if let Some((code, message, reason)) = problem {
-            self.audit.record(ev(Verdict::Block).reason(reason).0).await;
+            self.record_refusal(ev(Verdict::Block).reason(reason).0)
+                .await;
             self.answer_server(Some(&raw_id), code, &message, reason)
                 .await;
             return;
@@ -133,17 +135,21 @@ impl Relay {
         let ev = |v| Ev::new(S2H, "notification", v, frame.len()).method(method);
         if !method.starts_with("notifications/") {
             // A request method without an id: no answer is expected, none can be checked.
-            self.record_refusal(
-                ev(Verdict::Block)
-                    .reason(Code::InvalidEnvelope.as_str())
-                    .code(Code::InvalidEnvelope)
-                    .0,
-            )
-            .await;
-            eprintln!(
-                "mcp-bastion[{}]: dropped a server notification: `{method}` is not a notification method",
-                self.name
-            );
+            let own = self
+                .record_refusal(
+                    ev(Verdict::Block)
+                        .reason(Code::InvalidEnvelope.as_str())
+                        .code(Code::InvalidEnvelope)
+                        .0,
+                )
+                .await;
+            if own {
+                eprintln!(
+                    "mcp-bastion[{}]: dropped a server notification: `{}` is not a notification method",
+                    self.name,
+                    super::shown_method(method)
+                );
+            }
             return;
         }
         if method == "notifications/elicitation/complete"

@@ -225,10 +225,15 @@ async fn a_flood_of_refusals_that_answer_no_request_is_folded_in_the_audit() {
     assert_eq!(r["result"]["content"][0]["text"], "flooded", "{r}");
     h.assert_still_serving().await;
     let (_, store) = h.finish().await;
-    let events = store.audit_events(&AuditQuery::default()).await.unwrap();
+    let all = AuditQuery {
+        limit: Some(1_000_000),
+        ..AuditQuery::default()
+    };
+    let events = store.audit_events(&all).await.unwrap();
     for (reason, kind) in [
         ("unknown_response_id", "result"),
         ("invalid_envelope", "notification"),
+        ("malformed_message", "request"),
     ] {
         let rows: Vec<_> = events
             .iter()
@@ -236,13 +241,21 @@ async fn a_flood_of_refusals_that_answer_no_request_is_folded_in_the_audit() {
             .collect();
         let total: i64 = rows.iter().map(|e| e.count).sum();
         assert_eq!(total, 3000, "{reason}: every refusal is counted");
-        // At most 50 rows of their own per second for both kinds together, and one
-        // folded row per kind and second: far fewer rows than refusals.
-        assert!(rows.len() < 600, "{reason}: {} rows", rows.len());
+        // At most 50 rows of their own per second for all kinds together, and one
+        // folded row per kind and second: far fewer rows than refusals, also on a slow
+        // machine.
+        assert!(rows.len() < 1_000, "{reason}: {} rows", rows.len());
         assert!(rows.iter().any(|e| e.count > 1), "{reason}: nothing folded");
         assert!(
             rows.iter()
                 .all(|e| e.message_kind.as_deref() == Some(kind) && e.verdict == "block"),
+            "{rows:?}"
+        );
+        // A folded row names no single request.
+        assert!(
+            rows.iter()
+                .filter(|e| e.count > 1)
+                .all(|e| e.request_id.is_none()),
             "{rows:?}"
         );
     }
