@@ -110,6 +110,12 @@ impl Tally {
     }
 
     /// The folded rows of every window over at `now_ms`, to record now (the ticker).
+    /// `true` when no refusal is folded and no folded row waits: the ticker has nothing
+    /// to do until a refusal is folded.
+    pub(crate) fn is_idle(&self) -> bool {
+        self.folded.is_empty() && self.due.is_empty()
+    }
+
     pub(crate) fn drain_due(&mut self, now_ms: i64) -> Vec<AuditEvent> {
         self.roll(now_ms);
         std::mem::take(&mut self.due).into_values().collect()

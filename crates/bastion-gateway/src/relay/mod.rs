@@ -223,7 +223,7 @@ pub(crate) struct Relay {
     /// (after the writers had their turn): the answer reaches the host before it.
     inline_jobs: Mutex<Vec<Job>>,
     /// The server's refusals that answer no request, folded past a rate (`refusals.rs`).
-    refusals: Mutex<crate::tally::Tally>,
+    refusals: refusals::Refusals,
     /// Compiled outputSchemas, by tool and schema hash.
     schemas: bastion_core::schema::OutputSchemaCache,
     /// Descriptor pinning, when a store is configured.
@@ -418,7 +418,7 @@ impl Relay {
             server_stalled: AtomicBool::new(false),
             deferred: Deferred::start(audit.clone()),
             inline_jobs: Mutex::new(Vec::new()),
-            refusals: Mutex::new(crate::tally::Tally::default()),
+            refusals: refusals::Refusals::default(),
             schemas: bastion_core::schema::OutputSchemaCache::default(),
             pinning,
             audit,

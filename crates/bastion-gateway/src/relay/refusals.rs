@@ -8,16 +8,29 @@
 //! keep a row each: that row names the request.
 
 use super::Relay;
+use crate::tally::Tally;
 use bastion_store::AuditEvent;
-use std::sync::PoisonError;
+use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
+use tokio::sync::Notify;
 
-/// How often the ticker records the folded rows of ended seconds.
+/// How often the ticker records the folded rows of ended seconds while any are folded.
 const TICK: Duration = Duration::from_millis(250);
 
+/// The relay's refusal tally and the wake-up of its ticker.
+#[derive(Default)]
+pub(super) struct Refusals {
+    tally: Mutex<Tally>,
+    /// Notified when a refusal is folded: an idle session's ticker sleeps until then.
+    folded: Notify,
+}
+
 impl Relay {
-    fn refusals(&self) -> std::sync::MutexGuard<'_, crate::tally::Tally> {
-        self.refusals.lock().unwrap_or_else(PoisonError::into_inner)
+    fn refusals(&self) -> std::sync::MutexGuard<'_, Tally> {
+        self.refusals
+            .tally
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Records `event`, a refusal of a server frame that answers no request: a row of
@@ -27,24 +40,26 @@ impl Relay {
     /// host keeps of it either.
     pub(super) async fn record_refusal(&self, event: AuditEvent) -> bool {
         let own = self.refusals().take(event, crate::now_ms());
-        match own {
-            Some(event) => {
-                self.audit.record(event).await;
-                true
-            }
-            None => false,
+        if let Some(event) = own {
+            self.audit.record(event).await;
+            true
+        } else {
+            self.refusals.folded.notify_one();
+            false
         }
     }
 
     /// The ticker: records the folded rows of each ended second, also when no further
-    /// refusal comes; runs for the session. It never waits for room in the audit queue
-    /// (a row that finds it full goes back into the tally for the next tick), so it can
-    /// be aborted between ticks without losing a row it took out.
+    /// refusal comes; runs for the session, waking every [`TICK`] only while refusals are
+    /// folded (an idle session does not wake for it). It never waits for room in the
+    /// audit queue (a row that finds it full goes back into the tally for the next tick),
+    /// so it can be aborted between ticks without losing a row it took out.
     pub(crate) async fn record_folded_refusals(&self) {
-        let mut tick = tokio::time::interval(TICK);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
-            tick.tick().await;
+            if self.refusals().is_idle() {
+                self.refusals.folded.notified().await;
+            }
+            tokio::time::sleep(TICK).await;
             let rows = self.refusals().drain_due(crate::now_ms());
             for row in rows {
                 if let Err(row) = self.audit.try_record(row) {

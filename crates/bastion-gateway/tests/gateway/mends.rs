@@ -224,11 +224,32 @@ async fn a_flood_of_refusals_that_answer_no_request_is_folded_in_the_audit() {
     let r = h.call("flood", json!({"n": 3000})).await;
     assert_eq!(r["result"]["content"][0]["text"], "flooded", "{r}");
     h.assert_still_serving().await;
-    let (_, store) = h.finish().await;
     let all = AuditQuery {
         limit: Some(1_000_000),
         ..AuditQuery::default()
     };
+    // The ticker writes the folded rows once their second has ended, while the session
+    // goes on (not only when it ends).
+    let counted = |events: &[bastion_store::AuditEvent], reason: &str| -> i64 {
+        events
+            .iter()
+            .filter(|e| e.reason.as_deref() == Some(reason))
+            .map(|e| e.count)
+            .sum()
+    };
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let events = h.store.audit_events(&all).await.unwrap();
+        if counted(&events, "unknown_response_id") == 3000 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "folded rows not written during the session"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let (_, store) = h.finish().await;
     let events = store.audit_events(&all).await.unwrap();
     for (reason, kind) in [
         ("unknown_response_id", "result"),
