@@ -25,7 +25,8 @@ const WINDOW_MS: i64 = 1_000;
 
 /// Groups folded per window at most: a client can vary the method and which of the
 /// gate's rules its requests break (and so the codes); past this, further refusals of
-/// the window fold into one overflow row (method, reason `*`, no codes).
+/// the window fold into one overflow row per direction (kind, method and reason `*`, no
+/// codes).
 const MAX_GROUPS: usize = 64;
 
 /// Folded rows of ended windows waiting for the ticker at most (when the audit queue
@@ -33,8 +34,10 @@ const MAX_GROUPS: usize = 64;
 /// into the overflow row.
 const MAX_DUE: usize = 4 * MAX_GROUPS;
 
-/// What a folded group is keyed by: message kind, method, verdict, reason, codes.
+/// What a folded group is keyed by: direction, message kind, method, verdict, reason,
+/// codes.
 type Key = (
+    String,
     Option<String>,
     Option<String>,
     String,
@@ -134,6 +137,7 @@ impl Tally {
 /// `max` groups goes to the overflow group instead.
 fn fold(groups: &mut BTreeMap<Key, AuditEvent>, event: AuditEvent, max: usize) {
     let mut key: Key = (
+        event.direction.clone(),
         event.message_kind.clone(),
         event.method.clone(),
         event.verdict.clone(),
@@ -142,6 +146,7 @@ fn fold(groups: &mut BTreeMap<Key, AuditEvent>, event: AuditEvent, max: usize) {
     );
     if !groups.contains_key(&key) && groups.len() >= max {
         key = (
+            event.direction.clone(),
             Some("*".to_owned()),
             Some("*".to_owned()),
             event.verdict.clone(),
@@ -155,10 +160,10 @@ fn fold(groups: &mut BTreeMap<Key, AuditEvent>, event: AuditEvent, max: usize) {
     } else {
         let mut group = event;
         group.count = group.count.max(1);
-        group.message_kind.clone_from(&key.0);
-        group.method.clone_from(&key.1);
-        group.reason.clone_from(&key.3);
-        group.codes.clone_from(&key.4);
+        group.message_kind.clone_from(&key.1);
+        group.method.clone_from(&key.2);
+        group.reason.clone_from(&key.4);
+        group.codes.clone_from(&key.5);
         // The row stands for refusals of many requests and targets: the first one's
         // would mislead.
         group.request_id = None;

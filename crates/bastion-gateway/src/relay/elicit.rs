@@ -170,7 +170,7 @@ impl Relay {
             ev = ev.reason("elicitation_refused");
             // Past the refusal rate (a flood), the refusal is counted in a folded audit
             // row, without a consent-ledger record or a stderr line of its own.
-            if self.record_refusal(ev.0).await {
+            if self.record_unrequested(ev.0).await {
                 if review.mode == Some(ElicitMode::Url) {
                     self.ledger_refusal(params, &review).await;
                 }
@@ -444,7 +444,7 @@ impl Relay {
         let ev = Ev::new(S2H, "notification", Verdict::Block, bytes)
             .method("notifications/elicitation/complete")
             .reason(reason);
-        if self.record_refusal(ev.0).await {
+        if self.record_unrequested(ev.0).await {
             eprintln!(
                 "mcp-bastion[{}]: dropped an elicitation completion ({reason})",
                 self.name

@@ -222,7 +222,8 @@ pub(crate) struct Relay {
     /// Audit work of small results, run once the reader has no frame left to handle
     /// (after the writers had their turn): the answer reaches the host before it.
     inline_jobs: Mutex<Vec<Job>>,
-    /// The server's refusals that answer no request, folded past a rate (`refusals.rs`).
+    /// The events of server messages that answer no request, folded past a rate
+    /// (`refusals.rs`).
     refusals: refusals::Refusals,
     /// Compiled outputSchemas, by tool and schema hash.
     schemas: bastion_core::schema::OutputSchemaCache,
@@ -534,7 +535,7 @@ impl Relay {
         if let Some(id) = id {
             ev = ev.id(id);
         }
-        self.record_refusal(ev.0).await;
+        self.record_unrequested(ev.0).await;
         if why == Sent::Full && !self.server_stalled.swap(true, Ordering::Relaxed) {
             eprintln!(
                 "mcp-bastion[{}]: the server is not reading its input; error answers to it are dropped (and audited) until it reads again",

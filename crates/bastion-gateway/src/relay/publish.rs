@@ -52,7 +52,7 @@ impl Relay {
         let ev = Ev::new(S2H, "notification", Verdict::Block, bytes)
             .method(method)
             .reason("list_changed_withheld");
-        if self.record_refusal(ev.0).await {
+        if self.record_unrequested(ev.0).await {
             eprintln!(
                 "mcp-bastion[{}]: withheld {}: the contract being published is not the active signed contract (run `mcp-bastion contract activate`)",
                 self.name,

@@ -119,7 +119,7 @@ impl Relay {
                 self.name,
                 code.as_str()
             );
-        } else if self.record_refusal(ev.0).await {
+        } else if self.record_unrequested(ev.0).await {
             eprintln!(
                 "mcp-bastion[{}]: dropped a server message of {bytes} bytes ({})",
                 self.name,
@@ -158,7 +158,7 @@ impl Relay {
         let raw_id = map.member("id").cloned().unwrap_or(Value::Null);
         let Some(req) = self.state().pending.take_host(id) else {
             let ev = Ev::new(S2H, "result", Verdict::Block, frame.len()).id(&raw_id);
-            self.record_refusal(ev.reason(Code::UnknownResponseId.as_str()).0)
+            self.record_unrequested(ev.reason(Code::UnknownResponseId.as_str()).0)
                 .await;
             return;
         };
@@ -478,7 +478,7 @@ impl Relay {
         );
         if req.is_none() && (id.is_some() || !unreadable_request) {
             let ev = Ev::new(S2H, "error", Verdict::Block, frame.len()).id(&raw_id);
-            self.record_refusal(ev.reason(Code::UnknownResponseId.as_str()).0)
+            self.record_unrequested(ev.reason(Code::UnknownResponseId.as_str()).0)
                 .await;
             return;
         }
@@ -488,12 +488,6 @@ impl Relay {
         let forged = map
             .get_mut("error")
             .map_or(0, bastion_core::envelope::strip_gateway_mark);
-        if forged > 0 {
-            eprintln!(
-                "mcp-bastion[{}]: removed `data.gateway` from a server error: only mcp-bastion's own refusals carry it",
-                self.name
-            );
-        }
         let mut reviewed = false;
         if let Some(r) = &req {
             if let Some(d) = &r.requirement {
@@ -547,10 +541,20 @@ impl Relay {
                 .code(Code::ForgedGatewayMark)
                 .reason(Code::ForgedGatewayMark.as_str());
         }
-        if let Some(r) = &req {
+        // A null-id error (-32700/-32600) answers no request: a flood of them is folded.
+        let own_row = if let Some(r) = &req {
             ev = ev.method(&r.method).target(r.target.as_deref());
+            self.audit.record(ev.0).await;
+            true
+        } else {
+            self.record_unrequested(ev.0).await
+        };
+        if forged > 0 && own_row {
+            eprintln!(
+                "mcp-bastion[{}]: removed `data.gateway` from a server error: only mcp-bastion's own refusals carry it",
+                self.name
+            );
         }
-        self.audit.record(ev.0).await;
         self.to_host.send(out).await;
     }
 }

@@ -30,7 +30,7 @@ impl Relay {
         // same limit as for the host's ids; the answer carries a null id, not the id.
         if raw_id.to_string().len() > super::MAX_ID_BYTES {
             let reason = Code::InvalidEnvelope.as_str();
-            self.record_refusal(ev(Verdict::Block).reason(reason).0)
+            self.record_unrequested(ev(Verdict::Block).reason(reason).0)
                 .await;
             let message = format!(
                 "Invalid request: request ids longer than {} bytes are refused",
@@ -88,7 +88,7 @@ impl Relay {
             Ok(()) => None,
         };
         if let Some((code, message, reason)) = problem {
-            self.record_refusal(ev(Verdict::Block).reason(reason).0)
+            self.record_unrequested(ev(Verdict::Block).reason(reason).0)
                 .await;
             self.answer_server(Some(&raw_id), code, &message, reason)
                 .await;
@@ -136,7 +136,7 @@ impl Relay {
         if !method.starts_with("notifications/") {
             // A request method without an id: no answer is expected, none can be checked.
             let own = self
-                .record_refusal(
+                .record_unrequested(
                     ev(Verdict::Block)
                         .reason(Code::InvalidEnvelope.as_str())
                         .code(Code::InvalidEnvelope)
@@ -161,7 +161,8 @@ impl Relay {
         }
         // Notification texts (log messages, progress messages) reach the host as well.
         let (cleaned, e) = clean_params(&mut map, ev);
-        self.audit.record(e.0).await;
+        // Notifications answer no request: a flood of them is folded like refusals.
+        self.record_unrequested(e.0).await;
         self.to_host
             .send(if cleaned.removed > 0 {
                 serialize(&map)

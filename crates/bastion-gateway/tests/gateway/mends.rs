@@ -251,6 +251,15 @@ async fn a_flood_of_refusals_that_answer_no_request_is_folded_in_the_audit() {
     }
     let (_, store) = h.finish().await;
     let events = store.audit_events(&all).await.unwrap();
+    // Notifications the server may send answer no request either: past the rate they
+    // are folded too (each still reaches the host).
+    let logs: Vec<_> = events
+        .iter()
+        .filter(|e| e.method.as_deref() == Some("notifications/message"))
+        .collect();
+    assert_eq!(logs.iter().map(|e| e.count).sum::<i64>(), 3000);
+    assert!(logs.len() < 1_000 && logs.iter().any(|e| e.count > 1));
+    assert!(logs.iter().all(|e| e.verdict == "allow"), "{logs:?}");
     for (reason, kind) in [
         ("unknown_response_id", "result"),
         ("invalid_envelope", "notification"),
