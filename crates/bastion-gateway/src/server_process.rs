@@ -71,17 +71,20 @@ pub(crate) type ServerOut = std::pin::Pin<Box<dyn AsyncRead + Send>>;
 pub(crate) type ServerErr = Option<tokio::process::ChildStderr>;
 
 impl Upstream {
+    /// `own_mark`: the secret that marks the HTTP pump's own errors (`wrap --url`; see
+    /// `Relay::with_http_upstream`).
     pub(crate) fn start(
         cfg: &WrapConfig,
         audit: &AuditSink,
         early: Option<EarlyServer>,
+        own_mark: &str,
     ) -> Result<(Self, ServerIn, ServerOut, ServerErr), GatewayError> {
         if let Some(remote) = &cfg.remote {
             // Not a local server: one started early has no place here (`wrap_early`
             // refuses this case first); dropping it kills its process group.
             drop(early);
             let (pipe, task) =
-                crate::upstream::start(&cfg.name, audit.clone(), remote, &cfg.limits);
+                crate::upstream::start(&cfg.name, audit.clone(), remote, &cfg.limits, own_mark);
             let (out, input) = tokio::io::split(pipe);
             return Ok((Self::Http(task), Box::pin(input), Box::pin(out), None));
         }

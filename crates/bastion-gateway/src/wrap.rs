@@ -244,7 +244,12 @@ where
         Some(setup) => Some(open_pinning(&cfg, setup, &audit).await?),
         None => None,
     };
-    let (mut server, server_in, server_out, server_err) = Upstream::start(&cfg, &audit, early)?;
+    // `wrap --url`: the HTTP pump's own errors (unreachable server, refused access) reach
+    // the relay on the server's path; this per-session secret, which never leaves the
+    // process, tells the relay they are Bastion's (`Relay::with_http_upstream`).
+    let own_mark = hex::encode(crate::os_random::<16>());
+    let (mut server, server_in, server_out, server_err) =
+        Upstream::start(&cfg, &audit, early, &own_mark)?;
     // The rest of pinning (server identity, loading the pins) runs while the server
     // starts up; no frame is read before it is done. On a store failure the server is
     // killed when it is dropped.
@@ -283,7 +288,7 @@ where
         )
         .with_contract(cfg.contract.clone())
         .with_publish(cfg.publish.clone())
-        .with_http_upstream(cfg.remote.is_some()),
+        .with_http_upstream(cfg.remote.is_some().then_some(own_mark)),
     );
     // Deadlines and pin watching last the session; a panic (a bug) starts them again,
     // and after `TASK_RESTARTS` the session ends (`broken`), since requests could

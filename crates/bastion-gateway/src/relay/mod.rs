@@ -250,6 +250,8 @@ pub(crate) struct Relay {
     /// The server is remote over Streamable HTTP (`wrap --url`): tools with invalid
     /// `x-mcp-header` declarations are withheld (MCP 2026-07-28, SEP-2243).
     http_upstream: bool,
+    /// The HTTP pump's secret mark of its own errors (`with_http_upstream`).
+    upstream_mark: Option<String>,
 }
 
 /// Audit event under construction.
@@ -432,6 +434,7 @@ impl Relay {
             session: format!("{own_nonce:016x}-{}", crate::now_ms()),
             publish: None,
             http_upstream: false,
+            upstream_mark: None,
         }
     }
 
@@ -450,9 +453,12 @@ impl Relay {
         self
     }
 
-    /// The server is reached over Streamable HTTP (`wrap --url`).
-    pub(crate) fn with_http_upstream(mut self, http: bool) -> Self {
-        self.http_upstream = http;
+    /// The server is reached over Streamable HTTP (`wrap --url`) when `own_mark` is
+    /// given: the HTTP pump's own errors carry it as `data.gateway`, which
+    /// `server_error` turns into Bastion's mark instead of stripping it as forged.
+    pub(crate) fn with_http_upstream(mut self, own_mark: Option<String>) -> Self {
+        self.http_upstream = own_mark.is_some();
+        self.upstream_mark = own_mark;
         self
     }
 

@@ -485,9 +485,17 @@ impl Relay {
         // Only Bastion's own errors carry its mark (`data.gateway`): a server's error
         // written to look like a refusal by the gateway loses it, before
         // a -32042 review may replace the error with Bastion's own (marked) refusal.
-        let forged = map
-            .get_mut("error")
-            .map_or(0, bastion_core::envelope::strip_gateway_mark);
+        let mut pump_error = false;
+        let forged = if let Some(data) = self.pump_error_data(&mut map) {
+            // The HTTP pump's own error (`wrap --url`): Bastion's, so marked as such (the
+            // secret it carried never leaves: the frame is written anew).
+            bastion_core::envelope::mark_data(data);
+            pump_error = true;
+            0
+        } else {
+            map.get_mut("error")
+                .map_or(0, bastion_core::envelope::strip_gateway_mark)
+        };
         let mut reviewed = false;
         if let Some(r) = &req {
             if let Some(d) = &r.requirement {
@@ -520,7 +528,7 @@ impl Relay {
         }
         // Error texts reach the host too: message and data.
         let cleaned = map.get_mut("error").map(sanitize_value).unwrap_or_default();
-        let out = if cleaned.removed > 0 || reviewed || forged > 0 {
+        let out = if cleaned.removed > 0 || reviewed || forged > 0 || pump_error {
             serialize(&map)
         } else {
             frame
@@ -556,6 +564,21 @@ impl Relay {
             );
         }
         self.to_host.send(out).await;
+    }
+}
+
+impl Relay {
+    /// The `data` of an error the HTTP pump wrote itself (`wrap --url`): its
+    /// `data.gateway` is this session's secret mark (see `Relay::with_http_upstream`),
+    /// which no server can know. `None` for every other error.
+    fn pump_error_data<'m>(&self, map: &'m mut Map<String, Value>) -> Option<&'m mut Value> {
+        let mark = self.upstream_mark.as_deref()?;
+        let data = map.get_mut("error")?.get_mut("data")?;
+        let own = data
+            .get(bastion_core::envelope::GATEWAY_MARK_MEMBER)?
+            .as_str()
+            == Some(mark);
+        own.then_some(data)
     }
 }
 

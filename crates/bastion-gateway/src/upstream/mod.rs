@@ -64,6 +64,9 @@ struct Pump {
     to_relay: tokio::sync::mpsc::Sender<Vec<u8>>,
     state: Mutex<SessionState>,
     name: String,
+    /// The session's secret mark of the pump's own errors ([`crate::relay`] turns it
+    /// into `data.gateway = "mcp-bastion"`; see `Relay::with_upstream_mark`).
+    own_mark: String,
     /// Held while a lost session is re-initialized (one renewal at a time); counts them.
     renewals: tokio::sync::Mutex<u64>,
     /// Requests whose answer is being polled for (`Id` as JSON text) → answer seen on
@@ -82,6 +85,7 @@ pub(crate) fn start(
     audit: crate::audit::AuditSink,
     remote: &crate::wrap::RemoteServer,
     limits: &bastion_core::Limits,
+    own_mark: &str,
 ) -> (DuplexStream, tokio::task::JoinHandle<()>) {
     let max_frame_bytes = limits.max_frame_bytes;
     // A POST lives no longer than the relay waits for its answer (then the host already
@@ -107,6 +111,7 @@ pub(crate) fn start(
         to_relay: lines,
         state: Mutex::new(SessionState::default()),
         name: name.to_owned(),
+        own_mark: own_mark.to_owned(),
         renewals: tokio::sync::Mutex::new(0),
         polled: Mutex::new(std::collections::HashMap::new()),
         audit,

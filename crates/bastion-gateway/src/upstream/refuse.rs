@@ -40,7 +40,8 @@ impl Pump {
             let answer = json!({"jsonrpc": "2.0", "id": id, "error": {
                 "code": crate::relay::INSPECTION_FAILED,
                 "message": "mcp-bastion failed while sending this request to the server (a bug: see its stderr)",
-                "data": {"reason": crate::relay::INSPECTION_FAILED_REASON}}});
+                "data": {"reason": crate::relay::INSPECTION_FAILED_REASON, "server": self.name,
+                         bastion_core::envelope::GATEWAY_MARK_MEMBER: self.own_mark}}});
             if let Ok(bytes) = serde_json::to_vec(&answer) {
                 self.to_host(&bytes).await;
             }
@@ -96,7 +97,8 @@ impl Pump {
             })
             .await;
         if let Some(id) = id {
-            let mut data = json!({"reason": reason});
+            let mut data = json!({"reason": reason, "server": self.name,
+                                  bastion_core::envelope::GATEWAY_MARK_MEMBER: self.own_mark});
             if let Some(r) = oauth_reason {
                 data["oauth_reason"] = json!(r);
             }

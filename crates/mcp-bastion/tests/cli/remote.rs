@@ -334,6 +334,9 @@ fn an_unreachable_remote_server_is_answered_and_audited_as_the_gateways_doing() 
         init["error"]["data"]["reason"], "upstream_unavailable",
         "{init}"
     );
+    // Bastion's own refusal, though it reaches the relay on the server's path: marked
+    // as Bastion's (and the session's secret mark that carried it there is gone).
+    assert_eq!(init["error"]["data"]["gateway"], "mcp-bastion", "{init}");
     gw.close();
     let events = json_lines(
         &["--json", "audit", "--server", "gone", "--limit", "100"],
@@ -343,6 +346,10 @@ fn an_unreachable_remote_server_is_answered_and_audited_as_the_gateways_doing() 
         events
             .iter()
             .any(|e| e["direction"] == "gateway" && e["reason"] == "upstream_unavailable"),
+        "{events:?}"
+    );
+    assert!(
+        !events.iter().any(|e| e["reason"] == "forged_gateway_mark"),
         "{events:?}"
     );
 }
