@@ -108,18 +108,19 @@ impl Relay {
         let mut ev = Ev::new(S2H, "unknown", Verdict::Block, bytes)
             .reason(code.as_str())
             .code(code);
-        if let Some(req) = &req {
+        // Not charged to a request: folded past the rate, and said on stderr only with a
+        // row of its own.
+        let own_row = if let Some(req) = &req {
             ev = ev
                 .method(&req.method)
                 .target(req.target.as_deref())
                 .id(&req.raw_id);
             self.audit.record(ev.0).await;
-            eprintln!(
-                "mcp-bastion[{}]: dropped a server message of {bytes} bytes ({})",
-                self.name,
-                code.as_str()
-            );
-        } else if self.record_unrequested(ev.0).await {
+            true
+        } else {
+            self.record_unrequested(ev.0).await
+        };
+        if own_row {
             eprintln!(
                 "mcp-bastion[{}]: dropped a server message of {bytes} bytes ({})",
                 self.name,
@@ -565,9 +566,7 @@ impl Relay {
         }
         self.to_host.send(out).await;
     }
-}
 
-impl Relay {
     /// The `data` of an error the HTTP pump wrote itself (`wrap --url`): its
     /// `data.gateway` is this session's secret mark (see `Relay::with_http_upstream`),
     /// which no server can know. `None` for every other error.

@@ -64,8 +64,8 @@ struct Pump {
     to_relay: tokio::sync::mpsc::Sender<Vec<u8>>,
     state: Mutex<SessionState>,
     name: String,
-    /// The session's secret mark of the pump's own errors ([`crate::relay`] turns it
-    /// into `data.gateway = "mcp-bastion"`; see `Relay::with_upstream_mark`).
+    /// The session's secret mark of the pump's own errors (the relay turns it into
+    /// `data.gateway = "mcp-bastion"`; see `Relay::with_http_upstream`).
     own_mark: String,
     /// Held while a lost session is re-initialized (one renewal at a time); counts them.
     renewals: tokio::sync::Mutex<u64>,

@@ -37,14 +37,13 @@ impl Pump {
             })
             .await;
         if let Some(id) = id {
-            let answer = json!({"jsonrpc": "2.0", "id": id, "error": {
-                "code": crate::relay::INSPECTION_FAILED,
-                "message": "mcp-bastion failed while sending this request to the server (a bug: see its stderr)",
-                "data": {"reason": crate::relay::INSPECTION_FAILED_REASON, "server": self.name,
-                         bastion_core::envelope::GATEWAY_MARK_MEMBER: self.own_mark}}});
-            if let Ok(bytes) = serde_json::to_vec(&answer) {
-                self.to_host(&bytes).await;
-            }
+            let answer = self.own_error(
+                id,
+                crate::relay::INSPECTION_FAILED,
+                "mcp-bastion failed while sending this request to the server (a bug: see its stderr)",
+                json!({"reason": crate::relay::INSPECTION_FAILED_REASON, "server": self.name}),
+            );
+            self.to_host(&answer).await;
         }
     }
 
@@ -97,22 +96,43 @@ impl Pump {
             })
             .await;
         if let Some(id) = id {
-            let mut data = json!({"reason": reason, "server": self.name,
-                                  bastion_core::envelope::GATEWAY_MARK_MEMBER: self.own_mark});
+            let mut data = json!({"reason": reason, "server": self.name});
             if let Some(r) = oauth_reason {
                 data["oauth_reason"] = json!(r);
             }
-            let answer = json!({"jsonrpc": "2.0", "id": id, "error": {
-                "code": bastion_core::envelope::codes::UPSTREAM_UNAVAILABLE,
-                "message": if reason == "upstream_unauthorized" {
-                    format!("The server refused access: {detail}")
-                } else {
-                    format!("The server could not be reached: {detail}")
-                },
-                "data": data}});
-            if let Ok(bytes) = serde_json::to_vec(&answer) {
-                self.to_host(&bytes).await;
-            }
+            let message = if reason == "upstream_unauthorized" {
+                format!("The server refused access: {detail}")
+            } else {
+                format!("The server could not be reached: {detail}")
+            };
+            let answer = self.own_error(
+                id,
+                bastion_core::envelope::codes::UPSTREAM_UNAVAILABLE,
+                &message,
+                data,
+            );
+            self.to_host(&answer).await;
         }
+    }
+
+    /// One of the pump's own error answers: built as Bastion's errors are
+    /// ([`bastion_core::envelope::error_response`]: escaped for display, `message` cut),
+    /// with this session's secret in `data.gateway`, which the relay turns into Bastion's
+    /// mark (the answer reaches it on the server's path).
+    fn own_error(&self, id: &Value, code: i64, message: &str, data: Value) -> Vec<u8> {
+        let frame = bastion_core::envelope::error_response(Some(id), code, message, data);
+        let Ok(mut answer) = serde_json::from_slice::<Value>(&frame) else {
+            return frame;
+        };
+        if let Some(data) = answer
+            .pointer_mut("/error/data")
+            .and_then(Value::as_object_mut)
+        {
+            data.insert(
+                bastion_core::envelope::GATEWAY_MARK_MEMBER.into(),
+                self.own_mark.clone().into(),
+            );
+        }
+        serde_json::to_vec(&answer).unwrap_or(frame)
     }
 }

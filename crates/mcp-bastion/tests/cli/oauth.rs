@@ -585,6 +585,7 @@ fn a_401_without_oauth_is_explained_and_oauth_excludes_bearer_env() {
     );
     gw.initialize();
     let init = gw.answer(1);
+    assert_eq!(init["error"]["data"]["gateway"], "mcp-bastion", "{init}");
     assert_eq!(
         init["error"]["data"]["reason"], "upstream_unauthorized",
         "{init}"

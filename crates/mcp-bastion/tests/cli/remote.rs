@@ -267,6 +267,10 @@ fn a_panic_in_one_post_to_the_http_upstream_answers_that_request_at_once() {
         answer["error"]["data"]["reason"], "inspection_failed",
         "{answer}"
     );
+    assert_eq!(
+        answer["error"]["data"]["gateway"], "mcp-bastion",
+        "{answer}"
+    );
     // At once, not at the request's deadline (`request_timeout_ms` + 1 s).
     assert!(
         started.elapsed() < Duration::from_secs(5),
